@@ -1,0 +1,1 @@
+"""Model adapters: how runs talk to LLMs and other registered models."""

@@ -1,0 +1,1 @@
+"""Execution-side helpers that plugins may use: devices, cancellation, sandboxing."""
