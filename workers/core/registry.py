@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import pkgutil
 from importlib.metadata import entry_points
 from typing import TypeVar
@@ -55,10 +56,19 @@ def register_method(cls: M) -> M:
     return cls
 
 
+IMPORT_ERRORS: dict[str, str] = {}
+
+
 def _import_subpackages(package_name: str) -> None:
+    """Import each plugin package; one that fails to import is recorded in IMPORT_ERRORS and
+    skipped, so a broken plugin cannot take the whole platform down (a test asserts none fail)."""
     package = importlib.import_module(package_name)
     for info in pkgutil.iter_modules(package.__path__, prefix=f"{package_name}."):
-        importlib.import_module(info.name)
+        try:
+            importlib.import_module(info.name)
+        except Exception as exc:  # noqa: BLE001
+            IMPORT_ERRORS[info.name] = f"{type(exc).__name__}: {exc}"
+            log.exception("failed to import plugin package %s", info.name)
 
 
 def discover(force: bool = False) -> None:
@@ -68,6 +78,9 @@ def discover(force: bool = False) -> None:
         return
     _import_subpackages("workers.benchmarks")
     _import_subpackages("workers.methods")
+    # Extra plugin modules by name, e.g. a lab's private package without entry points.
+    for module in filter(None, os.environ.get("CRUCIBLE_PLUGIN_MODULES", "").split(",")):
+        importlib.import_module(module.strip())
     for ep in entry_points(group="crucible.plugins"):
         try:
             ep.load()

@@ -1,0 +1,128 @@
+"""The database-backed RunContext used by workers.
+
+Metric points and log lines are buffered and written in batches (one transaction, one event
+per batch) so a run logging thousands of points a second does not issue a query per point.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from apps.runs.events import event_append, events_append
+from apps.runs.models import Artifact, MetricPoint, Run, RunEvent
+from workers.core.context import RunCancelled, RunContext, artifact_bytes, clean_number
+
+FLUSH_SECONDS = 0.25
+FLUSH_POINTS = 5000
+CANCEL_CHECK_SECONDS = 0.5
+
+
+class DjangoRunContext(RunContext):
+    def __init__(self, run: Run, *, device: str, data_dir: str | Path, model: Any = None) -> None:
+        super().__init__(seed=run.seed, device=device, data_dir=data_dir, model=model)
+        self.run_id = run.pk
+        self.attempt = run.attempt
+        self._points: list[tuple[int, dict[str, float]]] = []
+        self._n_points = 0
+        self._logs: list[str] = []
+        self._pending_progress: tuple[float, float, str] | None = None
+        self._last_flush = time.monotonic()
+        self._last_cancel_check = 0.0
+        self._lock = threading.Lock()
+        self.datasets_used: dict[str, str] = {}
+
+    # -- buffered writes -----------------------------------------------------------------
+    def _maybe_flush(self) -> None:
+        if self._n_points >= FLUSH_POINTS or time.monotonic() - self._last_flush >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            points, self._points, self._n_points = self._points, [], 0
+            logs, self._logs = self._logs, []
+            progress, self._pending_progress = self._pending_progress, None
+            self._last_flush = time.monotonic()
+        if not (points or logs or progress):
+            return
+        events: list[tuple[str, dict]] = []
+        rows = []
+        for step, values in points:
+            for key, value in values.items():
+                rows.append(MetricPoint(run_id=self.run_id, key=key, step=step, value=None if value != value else value))
+        if points:
+            events.append(("metrics", {"points": [[s, v] for s, v in points]}))
+        if logs:
+            events.append(("log", {"lines": logs}))
+        update: dict[str, Any] = {"heartbeat_at": timezone.now()}
+        if progress:
+            done, total, note = progress
+            events.append(("progress", {"done": done, "total": total, "note": note}))
+            update.update(progress_done=done, progress_total=total, progress_note=note[:300])
+        with transaction.atomic():
+            if rows:
+                MetricPoint.objects.bulk_create(rows, batch_size=2000)
+            Run.objects.filter(pk=self.run_id).update(**update)
+            events_append(run_id=self.run_id, events=events)
+
+    # -- RunContext ----------------------------------------------------------------------
+    def progress(self, done: float, total: float, note: str = "") -> None:
+        if total <= 0 or done < 0:
+            raise ValueError(f"progress({done}, {total}) is out of range")
+        with self._lock:
+            self._pending_progress = (float(min(done, total)), float(total), str(note))
+        self._maybe_flush()
+
+    def log(self, message: str) -> None:
+        with self._lock:
+            self._logs.extend(str(message).splitlines() or [""])
+        self._maybe_flush()
+
+    def log_metrics(self, step: int, **values: float) -> None:
+        clean = {k: clean_number(v) for k, v in values.items()}
+        with self._lock:
+            self._points.append((int(step), clean))
+            self._n_points += len(clean)
+        self._maybe_flush()
+
+    def log_summary(self, **values: float) -> None:
+        self.summary_values = getattr(self, "summary_values", {})
+        self.summary_values.update({k: clean_number(v) for k, v in values.items()})
+        self.flush()
+        event_append(run_id=self.run_id, kind="summary", data={"values": dict(self.summary_values)})
+
+    def save_artifact(self, name: str, obj: Any) -> None:
+        data, content_type = artifact_bytes(obj)
+        safe = Path(name).name
+        if not safe or safe != name:
+            raise ValueError(f"artifact name {name!r} must be a plain file name")
+        self.flush()
+        with transaction.atomic():
+            Artifact.objects.filter(run_id=self.run_id, name=name).delete()
+            art = Artifact(run_id=self.run_id, name=name, content_type=content_type, size_bytes=len(data))
+            art.file.save(f"run-{self.run_id}/{name}", ContentFile(data), save=False)
+            art.save()
+            event_append(run_id=self.run_id, kind="artifact",
+                         data={"name": name, "content_type": content_type, "size": len(data)})
+
+    def check_cancelled(self) -> None:
+        now = time.monotonic()
+        if now - self._last_cancel_check < CANCEL_CHECK_SECONDS:
+            return
+        self._last_cancel_check = now
+        self._maybe_flush()
+        if Run.objects.filter(pk=self.run_id, cancel_requested=True).exists():
+            raise RunCancelled("cancelled by user")
+
+    def record_dataset(self, name: str, content_hash: str, source: str = "") -> None:
+        self.datasets_used[name] = content_hash
+        self.log(f"dataset {name} sha256={content_hash[:12]} {source}".rstrip())
+
+
+__all__ = ["DjangoRunContext", "RunEvent"]

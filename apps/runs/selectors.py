@@ -1,0 +1,48 @@
+"""Reads for runs, with visibility rules in one place."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from apps.runs.models import MetricPoint, Run, RunEvent
+
+
+def visible_q(user, prefix: str = "") -> Q:
+    """Public objects, plus the user's teams' objects; staff see everything."""
+    if user is not None and user.is_authenticated and user.is_staff:
+        return Q()
+    q = Q(**{f"{prefix}visibility": "public"})
+    if user is not None and user.is_authenticated:
+        q |= Q(**{f"{prefix}team_id__in": user.team_ids()}) | Q(**{f"{prefix}owner_id": user.pk})
+    return q
+
+
+def runs_visible(user) -> QuerySet[Run]:
+    return Run.objects.filter(visible_q(user)).select_related("benchmark", "method", "model", "pool", "owner")
+
+
+def run_can_view(user, run: Run) -> bool:
+    return runs_visible(user).filter(pk=run.pk).exists()
+
+
+def run_can_modify(user, run: Run) -> bool:
+    if not user or not user.is_authenticated:
+        return False
+    return user.is_staff or run.owner_id == user.pk or (run.team_id is not None and run.team_id in user.team_ids())
+
+
+def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict[str, list]]:
+    qs = MetricPoint.objects.filter(run=run)
+    if keys:
+        qs = qs.filter(key__in=keys)
+    out: dict[str, dict[str, list]] = {}
+    for key, step, value in qs.order_by("key", "step", "id").values_list("key", "step", "value").iterator(chunk_size=10000):
+        series = out.setdefault(key, {"steps": [], "values": []})
+        series["steps"].append(step)
+        series["values"].append(value)
+    return out
+
+
+def run_log_lines(run: Run, after: int = 0, limit: int = 10000) -> list[dict]:
+    rows = RunEvent.objects.filter(run=run, kind="log", seq__gt=after).order_by("seq").values("seq", "data", "created_at")[:limit]
+    return [{"seq": r["seq"], "ts": r["created_at"].isoformat(), "lines": r["data"]["lines"]} for r in rows]

@@ -1,0 +1,1 @@
+"""`crucible`: the command-line client of the Crucible REST API."""

@@ -1,0 +1,64 @@
+// Leaderboard: sortable table, method filter, Plotly chart with CIs, live refresh on run finish.
+(function () {
+  const bench = window.CRUCIBLE_BENCH;
+  let board = JSON.parse(document.getElementById("board").textContent);
+  const fmt = (v) => (v === null || v === undefined || Number.isNaN(v)) ? "—" : Number(v).toPrecision(4);
+  function selectedMethods() { return [...document.querySelectorAll(".method-filter:checked")].map((c) => c.value); }
+  function render() {
+    const metrics = board.metrics;
+    const root = document.getElementById("leaderboard");
+    let html = '<table class="table" id="leaderboard-table"><thead><tr><th>#</th><th>Method</th><th>Model</th><th>Seeds</th>';
+    for (const m of metrics) {
+      const arrow = m.goal === "max" ? "↑" : "↓";
+      const active = board.sort === m.name ? (board.descending ? " ▼" : " ▲") : "";
+      html += `<th class="sortable" data-metric="${m.name}" title="${m.description || ""}">${m.name} ${arrow}${m.primary ? " ★" : ""}${active}</th>`;
+    }
+    html += "</tr></thead><tbody>";
+    for (const row of board.rows) {
+      html += `<tr class="${row.is_baseline ? "baseline" : ""}" data-method="${row.method}"><td>${row.rank}</td><td>${row.method}${row.is_baseline ? ' <span class="muted">(baseline)</span>' : ""}</td><td>${row.model || "—"}</td><td>${row.seeds}</td>`;
+      for (const m of metrics) {
+        const v = row.metrics[m.name] || {};
+        html += `<td>${fmt(v.mean)}${v.ci95 != null ? ' <span class="muted">± ' + fmt(v.ci95) + "</span>" : ""}</td>`;
+      }
+      html += "</tr>";
+    }
+    if (!board.rows.length) html += `<tr><td colspan="${4 + metrics.length}" class="muted">No finished runs yet.</td></tr>`;
+    root.innerHTML = html + "</tbody></table>";
+    root.querySelectorAll("th.sortable").forEach((th) => th.addEventListener("click", () => {
+      const name = th.dataset.metric;
+      const desc = board.sort === name ? !board.descending : (metrics.find((m) => m.name === name).goal === "max");
+      load({sort: name, order: desc ? "desc" : "asc"});
+    }));
+    plot();
+  }
+  function plot() {
+    if (!window.Plotly || !board.rows.length) return;
+    const m = board.metrics.find((x) => x.name === board.sort) || board.metrics[0];
+    const labels = board.rows.map((r) => r.method + (r.model ? " / " + r.model : "") + (board.rows.filter((o) => o.method === r.method).length > 1 ? " [" + r.config_hash.slice(0, 6) + "]" : ""));
+    const trace = {type: "bar", x: labels, y: board.rows.map((r) => (r.metrics[m.name] || {}).mean),
+      error_y: {type: "data", array: board.rows.map((r) => (r.metrics[m.name] || {}).ci95 || 0), visible: true},
+      marker: {color: board.rows.map((r) => r.is_baseline ? "#adb5bd" : "#3b5bdb")}};
+    Plotly.react("leaderboard-plot", [trace], {height: 320, margin: {t: 30, b: 80, l: 60, r: 10},
+      title: {text: `${m.name} (${m.goal === "max" ? "higher" : "lower"} is better), mean ± 95% CI`, font: {size: 13}}},
+      {displaylogo: false, responsive: true});
+  }
+  let current = {sort: board.sort, order: board.descending ? "desc" : "asc"};
+  function load(params) {
+    current = Object.assign(current, params || {});
+    const q = new URLSearchParams({sort: current.sort || "", order: current.order || ""});
+    const methods = selectedMethods(); if (methods.length) q.set("method", methods.join(","));
+    return fetch(`/api/leaderboards/${bench}/?${q}`, {credentials: "same-origin"}).then((r) => r.json())
+      .then((b) => { board = b; render(); document.getElementById("leaderboard").dataset.version = b.version; });
+  }
+  document.querySelectorAll(".method-filter").forEach((c) => c.addEventListener("change", () => load()));
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/ws/leaderboards/${bench}/`);
+    ws.onopen = () => { document.getElementById("lb-live").textContent = "live"; };
+    ws.onmessage = (msg) => { const ev = JSON.parse(msg.data); if (ev.type === "leaderboard.changed" || (ev.type === "leaderboard.version" && ev.version !== board.version)) load(); };
+    ws.onclose = () => { document.getElementById("lb-live").textContent = "reconnecting…"; setTimeout(connect, 2000); };
+  }
+  render();
+  document.getElementById("leaderboard").dataset.version = board.version;
+  connect();
+})();

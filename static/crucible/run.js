@@ -1,0 +1,107 @@
+// Live run page: one websocket, events applied in seq order, each exactly once.
+(function () {
+  const runId = window.CRUCIBLE_RUN.id;
+  const specs = JSON.parse(document.getElementById("metric-specs").textContent || "[]");
+  const $ = (id) => document.getElementById(id);
+  const series = {};           // key -> {x: [], y: []}
+  let lastSeq = 0, plotted = false, pending = false, socket = null, retryDelay = 500, terminal = false;
+
+  function setStatus(status, reason) {
+    const el = $("run-status");
+    el.textContent = status; el.className = "status status-" + status;
+    if (reason !== undefined) $("run-reason").textContent = reason || "";
+    terminal = ["succeeded", "failed", "cancelled"].includes(status);
+    if ($("cancel-form")) $("cancel-form").hidden = terminal;
+    if ($("retry-form")) $("retry-form").hidden = !terminal;
+    if (status === "succeeded") setProgress(1, 1, "");
+  }
+  function setProgress(done, total, note) {
+    const pct = total > 0 ? Math.min(100, Math.round(1000 * done / total) / 10) : 0;
+    $("progress-bar").firstElementChild.style.width = pct + "%";
+    $("progress-bar").setAttribute("aria-valuenow", pct);
+    $("progress-text").textContent = pct + "%";
+    if (note !== undefined) $("progress-note").textContent = note;
+  }
+  function addPoints(points) {
+    for (const [step, values] of points) {
+      for (const [k, v] of Object.entries(values)) {
+        (series[k] = series[k] || {x: [], y: []});
+        series[k].x.push(step); series[k].y.push(v);
+      }
+    }
+    schedulePlot();
+  }
+  function schedulePlot() {
+    if (pending) return; pending = true;
+    requestAnimationFrame(() => { pending = false; drawCurves(); });
+  }
+  function drawCurves() {
+    const keys = Object.keys(series);
+    if (!keys.length || !window.Plotly) return;
+    const none = $("no-curves"); if (none) none.remove();
+    const traces = keys.map((k) => ({x: series[k].x, y: series[k].y, name: k, mode: "lines", type: "scattergl"}));
+    const layout = {margin: {t: 20, r: 10, b: 40, l: 50}, height: 340, xaxis: {title: "step"}, legend: {orientation: "h"}};
+    if (!plotted) { Plotly.newPlot("curves", traces, layout, {responsive: true, displaylogo: false}); plotted = true; }
+    else { Plotly.react("curves", traces, layout); }
+    $("curves").dataset.points = String(keys.reduce((n, k) => n + series[k].x.length, 0));
+  }
+  function appendLog(lines) {
+    const log = $("log");
+    const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    log.textContent += lines.join("\n") + "\n";
+    if (atBottom) log.scrollTop = log.scrollHeight;
+  }
+  function setSummary(values) {
+    const body = $("summary-table").tBodies[0]; body.innerHTML = "";
+    for (const [k, v] of Object.entries(values)) {
+      const spec = specs.find((s) => s.name === k);
+      const arrow = spec ? (spec.goal === "max" ? " ↑" : " ↓") : "";
+      const row = body.insertRow(); row.insertCell().outerHTML = "<th>" + k + arrow + "</th>"; row.insertCell().textContent = v;
+    }
+  }
+  function addArtifact(data) {
+    const list = $("artifacts");
+    if (![...list.querySelectorAll("a")].some((a) => a.textContent === data.name)) {
+      const li = document.createElement("li");
+      li.innerHTML = `<a href="/api/runs/${runId}/artifacts/${encodeURIComponent(data.name)}/"></a> <span class="muted"></span>`;
+      li.firstChild.textContent = data.name; li.lastChild.textContent = data.content_type;
+      list.appendChild(li);
+    }
+    if (data.content_type === "application/vnd.plotly+json") showFigure(data.name);
+  }
+  function showFigure(name) {
+    fetch(`/api/runs/${runId}/artifacts/${encodeURIComponent(name)}/`, {credentials: "same-origin"})
+      .then((r) => r.json()).then((fig) => {
+        let div = document.querySelector(`[data-artifact="${CSS.escape(name)}"]`);
+        if (!div) { div = document.createElement("div"); div.dataset.artifact = name; div.className = "plot"; $("artifact-plots").appendChild(div); }
+        Plotly.react(div, fig.data || [], Object.assign({height: 360}, fig.layout || {}), {responsive: true, displaylogo: false});
+      }).catch(() => {});
+  }
+  function apply(ev) {
+    if (ev.seq !== undefined) { if (ev.seq <= lastSeq) return; lastSeq = ev.seq; }
+    const d = ev.data || {};
+    switch (ev.kind) {
+      case "status": setStatus(d.status, d.reason);
+        if (d.error) { $("error-card").hidden = false; $("run-error").textContent = d.error;
+          fetch(`/api/runs/${runId}/`, {credentials: "same-origin"}).then((r) => r.json()).then((r) => { $("run-traceback").textContent = r.traceback || ""; }); }
+        break;
+      case "progress": setProgress(d.done, d.total, d.note); break;
+      case "metrics": addPoints(d.points); break;
+      case "log": appendLog(d.lines); break;
+      case "summary": setSummary(d.values); break;
+      case "artifact": addArtifact(d); break;
+    }
+  }
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${proto}://${location.host}/ws/runs/${runId}/?after=${lastSeq}`);
+    socket.onopen = () => { $("live-state").textContent = "live"; retryDelay = 500; };
+    socket.onmessage = (msg) => apply(JSON.parse(msg.data));
+    socket.onclose = () => {
+      $("live-state").textContent = terminal ? "finished" : "reconnecting…";
+      setTimeout(connect, retryDelay); retryDelay = Math.min(retryDelay * 2, 10000);
+    };
+  }
+  window.CRUCIBLE_RUN.lastSeq = () => lastSeq;
+  connect();
+})();
