@@ -67,6 +67,9 @@ def eager(settings, django_capture_on_commit_callbacks):
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # PBKDF2's deliberate slowness costs about a second per user in every test.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _fast_password_hashing(request):
+    # PBKDF2's deliberate slowness costs about a second per user in every test. Plugin tests
+    # also run Django-free (-p no:django), hence the guard.
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    request.getfixturevalue("settings").PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
