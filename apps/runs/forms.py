@@ -54,6 +54,9 @@ def schema_fields(schema: dict, prefix: str, values: dict | None = None) -> list
                 if key in prop:
                     attrs[attr] = prop[key]
             attrs["step"] = 1 if json_type == "integer" else "any"
+        elif json_type == "array" and "enum" in _resolve(schema, prop.get("items", {})):
+            widget, choices = "multiselect", _resolve(schema, prop["items"])["enum"]
+            value = list(value or [])
         elif json_type in ("array", "object"):
             widget, choices = "json", []
             value = json.dumps(value) if value is not None else ""
@@ -75,6 +78,10 @@ def parse_submitted(fields: list[FormField], post) -> tuple[dict, dict[str, list
         key = f.name.split(".", 1)[1]
         if f.widget == "checkbox":
             config[key] = post.get(f.name) in ("on", "true", "1")
+            f.value = config[key]
+            continue
+        if f.widget == "multiselect":
+            config[key] = post.getlist(f.name)
             f.value = config[key]
             continue
         raw = post.get(f.name, "")

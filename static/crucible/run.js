@@ -35,15 +35,36 @@
     if (pending) return; pending = true;
     requestAnimationFrame(() => { pending = false; drawCurves(); });
   }
+  // One small plot per metric key: curves on different scales never share an axis.
   function drawCurves() {
-    const keys = Object.keys(series);
+    const keys = Object.keys(series).sort();
     if (!keys.length || !window.Plotly) return;
     const none = $("no-curves"); if (none) none.remove();
-    const traces = keys.map((k) => ({x: series[k].x, y: series[k].y, name: k, mode: "lines", type: "scattergl"}));
-    const layout = {margin: {t: 20, r: 10, b: 40, l: 50}, height: 340, xaxis: {title: "step"}, legend: {orientation: "h"}};
-    if (!plotted) { Plotly.newPlot("curves", traces, layout, {responsive: true, displaylogo: false}); plotted = true; }
-    else { Plotly.react("curves", traces, layout); }
-    $("curves").dataset.points = String(keys.reduce((n, k) => n + series[k].x.length, 0));
+    const root = $("curves"); root.classList.add("curve-grid");
+    for (const k of keys) {
+      let div = root.querySelector(`[data-key="${CSS.escape(k)}"]`);
+      if (!div) { div = document.createElement("div"); div.dataset.key = k; root.appendChild(div); }
+      const spec = specs.find((s) => s.name === k);
+      const title = k + (spec ? (spec.goal === "max" ? " ↑" : " ↓") : "");
+      Plotly.react(div, [{x: series[k].x, y: series[k].y, name: k, mode: "lines", type: "scattergl"}],
+        {title: {text: title, font: {size: 13}}, margin: {t: 32, r: 10, b: 32, l: 50}, height: 240, xaxis: {title: "step"}},
+        {responsive: true, displaylogo: false});
+    }
+    root.dataset.points = String(keys.reduce((n, k) => n + series[k].x.length, 0));
+  }
+  // The record card (worker, device, versions, times) changes with the status: re-read it.
+  function refreshRecord() {
+    fetch(`/api/runs/${runId}/`, {credentials: "same-origin"}).then((r) => r.json()).then((r) => {
+      const set = (id, v) => { const el = $(id); if (el) el.textContent = (v === null || v === undefined || v === "") ? "—" : v; };
+      set("rec-worker", `${r.worker_name || "—"} / ${r.device || "—"}`);
+      set("rec-attempt", r.attempt);
+      set("rec-code", r.code_version);
+      set("rec-packages", Object.entries(r.package_versions || {}).map(([k, v]) => `${k} ${v}`).join(", "));
+      set("rec-datasets", Object.entries(r.datasets_used || {}).map(([k, v]) => `${k} ${v.slice(0, 12)}`).join(", "));
+      const t = (v) => v ? new Date(v).toLocaleTimeString() : "—";
+      set("rec-times", `${t(r.created_at)} / ${t(r.started_at)} / ${t(r.finished_at)}`);
+      if (r.traceback) $("run-traceback").textContent = r.traceback;
+    }).catch(() => {});
   }
   function appendLog(lines) {
     const log = $("log");
@@ -82,8 +103,8 @@
     const d = ev.data || {};
     switch (ev.kind) {
       case "status": setStatus(d.status, d.reason);
-        if (d.error) { $("error-card").hidden = false; $("run-error").textContent = d.error;
-          fetch(`/api/runs/${runId}/`, {credentials: "same-origin"}).then((r) => r.json()).then((r) => { $("run-traceback").textContent = r.traceback || ""; }); }
+        if (d.error) { $("error-card").hidden = false; $("run-error").textContent = d.error; }
+        refreshRecord();
         break;
       case "progress": setProgress(d.done, d.total, d.note); break;
       case "metrics": addPoints(d.points); break;
