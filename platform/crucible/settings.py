@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "apps.pools",
     "apps.runs",
     "apps.leaderboards",
+    "apps.surveys",
 ]
 
 MIDDLEWARE = [

@@ -63,6 +63,7 @@ api_patterns = [
     path("pools/<slug:name>/<slug:action>/", pools_api.PoolActionView.as_view(), name="api-pool-action"),
     path("tokens/", accounts_api.TokenListView.as_view(), name="api-tokens"),
     path("tokens/<int:pk>/revoke/", accounts_api.TokenRevokeView.as_view(), name="api-token-revoke"),
+    path("surveys/", include("apps.surveys.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
@@ -88,6 +89,7 @@ urlpatterns = [
     path("accounts/tokens/<int:pk>/revoke/", accounts_views.token_revoke, name="token-revoke"),
     path("vendor/plotly.min.js", plotly_js, name="plotly-js"),
     path("healthz", healthz),
+    path("surveys/", include("apps.surveys.urls")),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
 ]

@@ -1,0 +1,3 @@
+"""REST API of Dynamic Live Surveys (mounted at /api/surveys/)."""
+
+urlpatterns: list = []

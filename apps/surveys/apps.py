@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class SurveysConfig(AppConfig):
+    name = "apps.surveys"
+    label = "surveys"
+    verbose_name = "Dynamic Live Surveys"

@@ -1,0 +1,3 @@
+"""Pages of Dynamic Live Surveys (mounted at /surveys/)."""
+
+urlpatterns: list = []
