@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
@@ -19,12 +20,39 @@ from apps.catalog.serializers import (
 )
 
 
+class PredictionsUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="JSONL: one {\"id\": ..., \"answer\": ...} per line")
+    benchmark_config = serializers.JSONField(required=False, default=dict)
+    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+
+
 class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = BenchmarkSerializer
     lookup_field = "name"
 
     def get_queryset(self):
         return selectors.benchmarks_active()
+
+    @extend_schema(request={"multipart/form-data": PredictionsUploadSerializer}, responses={201: serializers.DictField()})
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def predictions(self, request, name=None):
+        """Upload predictions for a benchmark split; they are scored server-side in a run."""
+        import json
+
+        from apps.runs.serializers import RunSerializer
+        from apps.runs.submissions import predictions_submit
+
+        ser = PredictionsUploadSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        config = ser.validated_data["benchmark_config"]
+        if isinstance(config, str):
+            try:
+                config = json.loads(config or "{}")
+            except json.JSONDecodeError:
+                raise serializers.ValidationError({"benchmark_config": "not valid JSON"}) from None
+        run = predictions_submit(user=request.user, benchmark=self.get_object().name, uploaded=ser.validated_data["file"],
+                                 benchmark_config=config, name=ser.validated_data["name"])
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
 class MethodViewSet(viewsets.ReadOnlyModelViewSet):

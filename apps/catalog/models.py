@@ -59,6 +59,7 @@ class Method(models.Model):
     config_schema = models.JSONField(default=dict)
     is_baseline = models.BooleanField(default=False)
     requires_model = models.BooleanField(default=False)
+    submission_only = models.BooleanField(default=False, help_text="only through a predictions upload")
     active = models.BooleanField(default=True)
 
     class Meta:

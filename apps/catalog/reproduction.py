@@ -14,7 +14,7 @@ from apps.runs.models import RunStatus, SummaryMetric
 def _measure(benchmark: Benchmark, method: str, metric: str) -> dict[str, Any] | None:
     agg = (
         SummaryMetric.objects.filter(benchmark=benchmark, key=metric, run__status=RunStatus.SUCCEEDED,
-                                     run__method__name=method, run__visibility="public")
+                                     run__method__name=method, run__visibility="public", run__is_chunk=False)
         .aggregate(mean=Avg("value"), mean_sq=Avg(F("value") * F("value")), n=Count("id"))
     )
     if not agg["n"]:

@@ -26,7 +26,7 @@ class MethodSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Method
-        fields = ["name", "title", "description", "paper", "benchmarks", "config_schema", "is_baseline", "requires_model", "active"]
+        fields = ["name", "title", "description", "paper", "benchmarks", "config_schema", "is_baseline", "requires_model", "submission_only", "active"]
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):

@@ -73,6 +73,7 @@ def catalog_sync_from_registry() -> dict[str, int]:
                 "config_schema": cls.config_schema(),
                 "is_baseline": cls.is_baseline,
                 "requires_model": cls.requires_model,
+                "submission_only": cls.submission_only,
                 "active": True,
             },
         )

@@ -22,10 +22,13 @@ def board_from_request(request, name: str) -> dict:
     if order not in (None, "", "asc", "desc"):
         raise serializers.ValidationError({"order": "must be 'asc' or 'desc'"})
     sort = params.get("sort") or None
-    if sort and sort not in [m["name"] for m in bench.metrics]:
+    all_columns = params.get("columns") == "all"
+    if sort and not all_columns and sort not in [m["name"] for m in bench.metrics]:
         raise serializers.ValidationError({"sort": f"unknown metric {sort!r}"})
+    if params.get("columns") not in (None, "", "all", "declared"):
+        raise serializers.ValidationError({"columns": "must be 'declared' or 'all'"})
     return leaderboard(benchmark=bench, user=request.user, methods=split("method"), models=split("model"),
-                       sort=sort, descending=None if not order else order == "desc")
+                       sort=sort, descending=None if not order else order == "desc", all_columns=all_columns)
 
 
 def board_csv_response(board: dict) -> HttpResponse:
@@ -43,7 +46,8 @@ class LeaderboardView(APIView):
         parameters=[OpenApiParameter("sort", str), OpenApiParameter("order", str, enum=["asc", "desc"]),
                     OpenApiParameter("method", str, description="comma-separated"),
                     OpenApiParameter("model", str, description="comma-separated"),
-                    OpenApiParameter("export", str, enum=["json", "csv"])],
+                    OpenApiParameter("export", str, enum=["json", "csv"]),
+                    OpenApiParameter("columns", str, enum=["declared", "all"], description="all: every logged summary key")],
         responses={200: serializers.DictField()},
     )
     def get(self, request, name: str):

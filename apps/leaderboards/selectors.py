@@ -14,11 +14,15 @@ from apps.runs.selectors import visible_q
 
 
 def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = None,
-                models: list[str] | None = None, sort: str | None = None, descending: bool | None = None) -> dict[str, Any]:
-    """Rows = (method, model, configuration); each metric as mean, 95% CI half-width, n seeds."""
-    metrics = benchmark.metrics
+                models: list[str] | None = None, sort: str | None = None, descending: bool | None = None,
+                all_columns: bool = False) -> dict[str, Any]:
+    """Rows = (method, model, configuration); each metric as mean, 95% CI half-width, n seeds.
+    `all_columns` adds every other summary key the runs logged (e.g. per-task scores), after
+    the declared metrics and without a direction."""
+    metrics = list(benchmark.metrics)
     metric_names = [m["name"] for m in metrics]
-    qs = SummaryMetric.objects.filter(benchmark=benchmark, run__status=RunStatus.SUCCEEDED)
+    # Chunk runs of a sharded evaluation appear through their merged run only.
+    qs = SummaryMetric.objects.filter(benchmark=benchmark, run__status=RunStatus.SUCCEEDED, run__is_chunk=False)
     qs = qs.filter(visible_q(user, prefix="run__"))
     if methods:
         qs = qs.filter(run__method__name__in=methods)
@@ -45,6 +49,10 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
     configs = {
         r["pk"]: r for r in Run.objects.filter(pk__in=last_ids).values("pk", "benchmark_config", "method_config", "method__is_baseline")
     }
+    if all_columns:
+        extra = sorted({k for row in rows.values() for k in row["metrics"]} - set(metric_names))
+        metrics += [{"name": k, "goal": None, "unit": "", "primary": False, "description": "logged by the runs"} for k in extra]
+        metric_names += extra
     out_rows = []
     for row in rows.values():
         cfg = configs.get(row["last_run"], {})
@@ -58,7 +66,7 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
     sort = sort if sort in metric_names else primary
     spec = next((m for m in metrics if m["name"] == sort), None)
     if descending is None:
-        descending = (spec or {}).get("goal", "max") == "max"
+        descending = ((spec or {}).get("goal") or "max") == "max"
 
     def key(row):
         value = row["metrics"].get(sort, {}).get("mean")
@@ -75,6 +83,7 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
         "descending": descending,
         "version": benchmark.results_version,
         "rows": out_rows,
+        "all_columns": all_columns,
     }
 
 

@@ -92,13 +92,13 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses={200: ArtifactSerializer(many=True)})
     @action(detail=True, methods=["get"])
     def artifacts(self, request, pk=None):
-        return Response(ArtifactSerializer(self.get_object().artifacts.all(), many=True).data)
+        return Response(ArtifactSerializer(self.get_object().artifacts.filter(private=False), many=True).data)
 
     @extend_schema(responses={(200, "application/octet-stream"): bytes})
     @action(detail=True, methods=["get"], url_path=r"artifacts/(?P<name>[^/]+)")
     def artifact(self, request, pk=None, name=None):
         run = self.get_object()
-        art = get_object_or_404(Artifact, run=run, name=name)
+        art = get_object_or_404(Artifact, run=run, name=name, private=False)
         try:
             handle = art.file.open("rb")
         except FileNotFoundError:

@@ -97,7 +97,7 @@ class DjangoRunContext(RunContext):
         self.flush()
         event_append(run_id=self.run_id, kind="summary", data={"values": dict(self.summary_values)})
 
-    def save_artifact(self, name: str, obj: Any) -> None:
+    def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         data, content_type = artifact_bytes(obj)
         safe = Path(name).name
         if not safe or safe != name:
@@ -105,11 +105,14 @@ class DjangoRunContext(RunContext):
         self.flush()
         with transaction.atomic():
             Artifact.objects.filter(run_id=self.run_id, name=name).delete()
-            art = Artifact(run_id=self.run_id, name=name, content_type=content_type, size_bytes=len(data))
-            art.file.save(f"run-{self.run_id}/{name}", ContentFile(data), save=False)
+            art = Artifact(run_id=self.run_id, name=name, content_type=content_type, size_bytes=len(data),
+                           private=private)
+            folder = "private" if private else "public"
+            art.file.save(f"run-{self.run_id}/{folder}/{name}", ContentFile(data), save=False)
             art.save()
-            event_append(run_id=self.run_id, kind="artifact",
-                         data={"name": name, "content_type": content_type, "size": len(data)})
+            if not private:  # events are shown to every viewer of the run
+                event_append(run_id=self.run_id, kind="artifact",
+                             data={"name": name, "content_type": content_type, "size": len(data)})
 
     def check_cancelled(self) -> None:
         now = time.monotonic()

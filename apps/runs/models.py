@@ -63,6 +63,9 @@ class Run(OwnedModel):
     error = models.TextField(blank=True)
     traceback = models.TextField(blank=True)
     failed_by_platform = models.BooleanField(default=False)
+    # A run whose result merges the chunk runs of a sharded sweep (it did not execute itself).
+    merged_from = models.ForeignKey(Sweep, null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_runs")
+    is_chunk = models.BooleanField(default=False, help_text="one chunk of a sharded evaluation")
 
     code_version = models.CharField(max_length=64, blank=True)
     package_versions = models.JSONField(default=dict, blank=True)
@@ -147,6 +150,7 @@ class Artifact(models.Model):
     file = models.FileField(upload_to="artifacts/")
     content_type = models.CharField(max_length=100, default="application/octet-stream")
     size_bytes = models.PositiveBigIntegerField(default=0)
+    private = models.BooleanField(default=False, help_text="kept on the server; never served")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -154,7 +158,5 @@ class Artifact(models.Model):
         ordering = ["name"]
 
 
-def artifact_upload_path(run_id: int, name: str) -> str:
-    return f"artifacts/run-{run_id}/{name}"
 
 

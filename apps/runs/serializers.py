@@ -20,7 +20,7 @@ class RunSerializer(serializers.ModelSerializer):
             "benchmark_config", "method_config", "config_hash", "seed", "status", "status_reason", "attempt",
             "cancel_requested", "created_at", "started_at", "finished_at", "heartbeat_at", "worker_name", "device",
             "progress_done", "progress_total", "progress_note", "progress_percent", "summary", "error", "traceback",
-            "code_version", "package_versions", "datasets_used", "event_seq",
+            "code_version", "package_versions", "datasets_used", "event_seq", "is_chunk", "merged_from",
         ]
 
 
@@ -47,6 +47,8 @@ class SweepSubmitSerializer(serializers.Serializer):
     grid = serializers.JSONField(required=False, default=dict)
     pool = serializers.CharField(max_length=64, required=False, allow_blank=True, allow_null=True, default=None)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    shards = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=1000,
+                                      help_text="split each configuration into this many chunk runs, merged at the end")
 
 
 class SweepSerializer(serializers.ModelSerializer):
@@ -56,7 +58,10 @@ class SweepSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Sweep
-        fields = ["id", "name", "benchmark", "method", "benchmark_config", "method_config", "grid", "seeds", "runs", "created_at"]
+        fields = ["id", "name", "benchmark", "method", "benchmark_config", "method_config", "grid", "seeds", "runs",
+                  "merged_runs", "created_at"]
+
+    merged_runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
 
 
 class ArtifactSerializer(serializers.ModelSerializer):

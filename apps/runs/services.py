@@ -54,7 +54,7 @@ def configs_validate(benchmark: Benchmark, method: Method, benchmark_config: Any
     return out[0], out[1]
 
 
-def _resolve(benchmark: str, method: str, model: str | None, pool: str | None):
+def _resolve(benchmark: str, method: str, model: str | None, pool: str | None, *, allow_submission_only: bool = False):
     errors: dict[str, str] = {}
     bench = Benchmark.objects.filter(name=benchmark, active=True).first() if isinstance(benchmark, str) else None
     if bench is None:
@@ -64,6 +64,8 @@ def _resolve(benchmark: str, method: str, model: str | None, pool: str | None):
         errors["method"] = f"unknown method {method!r}"
     elif bench is not None and not meth.benchmarks.filter(pk=bench.pk).exists():
         errors["method"] = f"method {method!r} does not run on benchmark {benchmark!r}"
+    elif meth.submission_only and not allow_submission_only:
+        errors["method"] = f"method {method!r} scores uploaded predictions: use the predictions upload"
     model_entry = None
     if model:
         model_entry = ModelEntry.objects.filter(name=model).first()
@@ -104,7 +106,7 @@ def _check_quota(user, new_runs: int) -> None:
 
 
 def _new_run(*, user, bench, meth, model_entry, pool, bconf, mconf, seed: int, sweep=None, name: str = "",
-             retry_of=None, visibility: str = "public") -> Run:
+             retry_of=None, visibility: str = "public", is_chunk: bool = False) -> Run:
     from apps.accounts.services import team_get_or_create_personal
 
     if not isinstance(seed, int) or isinstance(seed, bool) or not (0 <= seed < 2**31):
@@ -113,7 +115,7 @@ def _new_run(*, user, bench, meth, model_entry, pool, bconf, mconf, seed: int, s
         owner=user, team=team_get_or_create_personal(user=user) if user else None, visibility=visibility,
         benchmark=bench, method=meth, model=model_entry, pool=pool, benchmark_config=bconf, method_config=mconf,
         config_hash=config_hash(bconf, mconf, model_entry.pk if model_entry else None), seed=seed, sweep=sweep,
-        name=name[:200], retry_of=retry_of,
+        name=name[:200], retry_of=retry_of, is_chunk=is_chunk,
     )
     run.full_clean(exclude=["config_hash"])
     run.save()
@@ -125,8 +127,9 @@ def _new_run(*, user, bench, meth, model_entry, pool, bconf, mconf, seed: int, s
 @transaction.atomic
 def run_submit(*, user, benchmark: str, method: str, model: str | None = None, benchmark_config: Any = None,
                method_config: Any = None, seed: int = 0, pool: str | None = None, name: str = "",
-               visibility: str = "public") -> Run:
-    bench, meth, model_entry, pool_obj = _resolve(benchmark, method, model, pool)
+               visibility: str = "public", allow_submission_only: bool = False) -> Run:
+    bench, meth, model_entry, pool_obj = _resolve(benchmark, method, model, pool,
+                                                  allow_submission_only=allow_submission_only)
     bconf, mconf = configs_validate(bench, meth, benchmark_config, method_config)
     _check_quota(user, 1)
     return _new_run(user=user, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
@@ -148,10 +151,23 @@ def _expand_grid(grid: dict[str, list]) -> list[dict[str, Any]]:
 @transaction.atomic
 def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None, benchmark_config: Any = None,
                  method_config: Any = None, seeds: list[int] | None = None, grid: dict | None = None,
-                 pool: str | None = None, name: str = "") -> Sweep:
+                 pool: str | None = None, name: str = "", shards: int | None = None) -> Sweep:
     """Several seeds and/or a small grid in one submission; each point is validated first, so
-    a bad grid value creates no runs at all."""
+    a bad grid value creates no runs at all. `shards=k` splits each configuration of a
+    benchmark that supports it into k chunk runs, merged into one result when all finish."""
     bench, meth, model_entry, pool_obj = _resolve(benchmark, method, model, pool)
+    if shards is not None:
+        chunk_fields = registry.get_benchmark(bench.name).chunk_fields
+        if not chunk_fields:
+            raise ValidationError({"shards": f"benchmark {bench.name!r} cannot be split into chunks"})
+        if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= 1000:
+            raise ValidationError({"shards": "must be an integer in [1, 1000]"})
+        n_field, i_field = chunk_fields
+        grid = dict(grid or {})
+        if f"benchmark.{i_field}" in grid or f"benchmark.{n_field}" in grid:
+            raise ValidationError({"grid": f"do not set {i_field}/{n_field} together with shards"})
+        benchmark_config = {**(benchmark_config or {}), n_field: shards}
+        grid[f"benchmark.{i_field}"] = list(range(shards))
     seeds = seeds if seeds is not None else [0]
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
         raise ValidationError({"seeds": "must be a non-empty list of integers"})
@@ -179,7 +195,7 @@ def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None,
     for bconf, mconf in configs:
         for seed in seeds:
             _new_run(user=user, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
-                     mconf=mconf, seed=seed, sweep=sweep, name=name)
+                     mconf=mconf, seed=seed, sweep=sweep, name=name, is_chunk=bool(shards and shards > 1))
     return sweep
 
 
@@ -264,4 +280,8 @@ def run_finish(*, run_id: int, attempt: int, status: str, reason: str = "", erro
             )
         event_append(run_id=run_id, kind="status", data={"status": status, "reason": reason, "error": error[:2000]})
         _bump_benchmark(run.benchmark_id)
+        if run.is_chunk and status == RunStatus.SUCCEEDED:
+            from apps.runs.chunks import chunks_merge_if_complete
+
+            chunks_merge_if_complete(run_id=run_id)
     return True

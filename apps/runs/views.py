@@ -30,7 +30,7 @@ def launch(request):
     benchmarks = list(benchmarks_active())
     bench_name = request.GET.get("benchmark") or request.POST.get("benchmark") or (benchmarks[0].name if benchmarks else "")
     bench = get_object_or_404(Benchmark, name=bench_name, active=True) if bench_name else None
-    methods = list(bench.methods.filter(active=True).order_by("is_baseline", "name")) if bench else []
+    methods = list(bench.methods.filter(active=True, submission_only=False).order_by("is_baseline", "name")) if bench else []
     method_name = request.GET.get("method") or request.POST.get("method") or (methods[0].name if methods else "")
     method = next((m for m in methods if m.name == method_name), None)
     if bench and method is None and method_name:
@@ -69,7 +69,7 @@ def launch(request):
                     return redirect("run-detail", run_id=run.pk)
                 sweep = services.sweep_submit(seeds=seeds, grid=grid, **common)
                 messages.success(request, f"Sweep {sweep.pk}: {sweep.runs.count()} runs queued.")
-                return redirect(f"/runs/?sweep={sweep.pk}")
+                return redirect("sweep-detail", sweep_id=sweep.pk)
             except ValidationError as exc:
                 errors.update(django_errors(exc))
     status = 400 if errors else 200
@@ -120,7 +120,7 @@ def run_detail(request, run_id: int):
     metrics = run.benchmark.metrics
     return render(request, "runs/detail.html", {
         "run": run, "metrics_json": metrics, "can_modify": selectors.run_can_modify(request.user, run),
-        "artifacts": run.artifacts.all(), "retries": run.retries.all(),
+        "artifacts": run.artifacts.filter(private=False), "retries": run.retries.all(),
     })
 
 
@@ -186,3 +186,13 @@ def compare(request):
     })
 
 
+
+
+@login_required
+def sweep_detail(request, sweep_id: int):
+    from apps.runs.models import Sweep
+
+    sweep = get_object_or_404(Sweep.objects.filter(selectors.visible_q(request.user)).select_related("benchmark", "method"), pk=sweep_id)
+    runs = list(selectors.runs_visible(request.user).filter(sweep=sweep).order_by("id"))
+    merged = list(Run.objects.filter(merged_from=sweep).order_by("id"))
+    return render(request, "runs/sweep.html", {"sweep": sweep, "runs": runs, "merged": merged})

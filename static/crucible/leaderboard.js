@@ -9,7 +9,7 @@
     const root = document.getElementById("leaderboard");
     let html = '<table class="table" id="leaderboard-table"><thead><tr><th>#</th><th>Method</th><th>Model</th><th>Seeds</th>';
     for (const m of metrics) {
-      const arrow = m.goal === "max" ? "↑" : "↓";
+      const arrow = m.goal === "max" ? "↑" : (m.goal === "min" ? "↓" : "");
       const active = board.sort === m.name ? (board.descending ? " ▼" : " ▲") : "";
       html += `<th class="sortable" data-metric="${m.name}" title="${m.description || ""}">${m.name} ${arrow}${m.primary ? " ★" : ""}${active}</th>`;
     }
@@ -26,7 +26,7 @@
     root.innerHTML = html + "</tbody></table>";
     root.querySelectorAll("th.sortable").forEach((th) => th.addEventListener("click", () => {
       const name = th.dataset.metric;
-      const desc = board.sort === name ? !board.descending : (metrics.find((m) => m.name === name).goal === "max");
+      const desc = board.sort === name ? !board.descending : (metrics.find((m) => m.name === name).goal !== "min");
       load({sort: name, order: desc ? "desc" : "asc"});
     }));
     plot();
@@ -39,18 +39,20 @@
       error_y: {type: "data", array: board.rows.map((r) => (r.metrics[m.name] || {}).ci95 || 0), visible: true},
       marker: {color: board.rows.map((r) => r.is_baseline ? "#adb5bd" : "#3b5bdb")}};
     Plotly.react("leaderboard-plot", [trace], {height: 320, margin: {t: 30, b: 80, l: 60, r: 10},
-      title: {text: `${m.name} (${m.goal === "max" ? "higher" : "lower"} is better), mean ± 95% CI`, font: {size: 13}}},
+      title: {text: `${m.name}${m.goal ? " (" + (m.goal === "max" ? "higher" : "lower") + " is better)" : ""}, mean ± 95% CI`, font: {size: 13}}},
       {displaylogo: false, responsive: true});
   }
-  let current = {sort: board.sort, order: board.descending ? "desc" : "asc"};
+  let current = {sort: board.sort, order: board.descending ? "desc" : "asc", columns: board.all_columns ? "all" : "declared"};
   function load(params) {
     current = Object.assign(current, params || {});
-    const q = new URLSearchParams({sort: current.sort || "", order: current.order || ""});
+    const q = new URLSearchParams({sort: current.sort || "", order: current.order || "", columns: current.columns});
     const methods = selectedMethods(); if (methods.length) q.set("method", methods.join(","));
     return fetch(`/api/leaderboards/${bench}/?${q}`, {credentials: "same-origin"}).then((r) => r.json())
       .then((b) => { board = b; render(); document.getElementById("leaderboard").dataset.version = b.version; });
   }
   document.querySelectorAll(".method-filter").forEach((c) => c.addEventListener("change", () => load()));
+  const allCols = document.getElementById("all-columns");
+  if (allCols) allCols.addEventListener("change", () => load({columns: allCols.checked ? "all" : "declared"}));
   function connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${proto}://${location.host}/ws/leaderboards/${bench}/`);

@@ -89,6 +89,40 @@
       list.appendChild(li);
     }
     if (data.content_type === "application/vnd.plotly+json") showFigure(data.name);
+    else if (data.content_type === "application/json") showTable(data.name);
+  }
+  // Per-instance drill-down: a JSON artifact holding a list of objects (or {instances: [...]})
+  // becomes a filterable table whose rows expand to every field.
+  function showTable(name) {
+    fetch(`/api/runs/${runId}/artifacts/${encodeURIComponent(name)}/`, {credentials: "same-origin"})
+      .then((r) => r.json()).then((payload) => {
+        const rows = Array.isArray(payload) ? payload : (payload && Array.isArray(payload.instances) ? payload.instances : (payload && Array.isArray(payload.items) ? payload.items : null));
+        if (!rows || !rows.length || typeof rows[0] !== "object") return;
+        let box = document.querySelector(`[data-table="${CSS.escape(name)}"]`);
+        if (box) return;
+        box = document.createElement("details"); box.dataset.table = name; box.className = "drill";
+        const cols = Object.keys(rows[0]).filter((k) => typeof rows[0][k] !== "object" || rows[0][k] === null).slice(0, 8);
+        box.innerHTML = `<summary>${name}: ${rows.length} rows</summary><input type="search" placeholder="filter rows"><table class="table small"><thead><tr>${cols.map((c) => `<th>${c}</th>`).join("")}</tr></thead><tbody></tbody></table>`;
+        const body = box.querySelector("tbody");
+        const short = (v) => { const t = typeof v === "string" ? v : JSON.stringify(v); return t && t.length > 80 ? t.slice(0, 80) + "…" : t; };
+        function fill(filter) {
+          body.innerHTML = "";
+          rows.filter((r) => !filter || JSON.stringify(r).toLowerCase().includes(filter)).slice(0, 500).forEach((r) => {
+            const tr = body.insertRow(); tr.className = "drill-row";
+            cols.forEach((c) => { tr.insertCell().textContent = short(r[c]); });
+            tr.addEventListener("click", () => {
+              if (tr.nextSibling && tr.nextSibling.classList && tr.nextSibling.classList.contains("drill-detail")) { tr.nextSibling.remove(); return; }
+              const d = document.createElement("tr"); d.className = "drill-detail";
+              const cell = d.insertCell(); cell.colSpan = cols.length;
+              const pre = document.createElement("pre"); pre.textContent = JSON.stringify(r, null, 1); cell.appendChild(pre);
+              tr.after(d);
+            });
+          });
+        }
+        box.querySelector("input").addEventListener("input", (e) => fill(e.target.value.toLowerCase()));
+        fill("");
+        $("artifact-plots").appendChild(box);
+      }).catch(() => {});
   }
   function showFigure(name) {
     fetch(`/api/runs/${runId}/artifacts/${encodeURIComponent(name)}/`, {credentials: "same-origin"})

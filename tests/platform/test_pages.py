@@ -62,6 +62,9 @@ def test_launch_submits_run_and_sweep(browser, eager):
         response = browser.post("/launch/", {"benchmark": "probe", "method": "probe_fast", "seeds": "0,1",
                                              "grid": '{"benchmark.steps": [2, 3]}'})
     assert response.status_code == 302 and Run.objects.count() == 5
+    assert "/sweeps/" in response["Location"]
+    sweep_html = browser.get(response["Location"]).content.decode()
+    assert all(f'data-run="{r.pk}"' in sweep_html for r in Run.objects.filter(sweep__isnull=False))
 
 
 def test_run_page_compare_and_leaderboard_render(browser, eager):

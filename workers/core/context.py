@@ -106,7 +106,10 @@ class RunContext(ABC):
     def log_summary(self, **values: float) -> None: ...
 
     @abstractmethod
-    def save_artifact(self, name: str, obj: Any) -> None: ...
+    def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
+        """Store a file, figure or JSON object with the run. `private=True` keeps it on the
+        server (never shown by any page or API): for hidden ground truth or per-instance
+        scores that only server-side merging may read."""
 
     @abstractmethod
     def check_cancelled(self) -> None: ...
@@ -151,6 +154,7 @@ class InMemoryRunContext(RunContext):
     metrics: list[_Record] = field(default_factory=list)
     summary: dict[str, float] = field(default_factory=dict)
     artifacts: dict[str, tuple[bytes, str]] = field(default_factory=dict)
+    private_artifacts: set[str] = field(default_factory=set)
     progress_updates: list[tuple[float, float, str]] = field(default_factory=list)
     datasets: dict[str, str] = field(default_factory=dict)
     _cancel_checks: int = 0
@@ -176,8 +180,10 @@ class InMemoryRunContext(RunContext):
     def log_summary(self, **values: float) -> None:
         self.summary.update({k: clean_number(v) for k, v in values.items()})
 
-    def save_artifact(self, name: str, obj: Any) -> None:
+    def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         self.artifacts[name] = artifact_bytes(obj)
+        if private:
+            self.private_artifacts.add(name)
 
     def check_cancelled(self) -> None:
         self._cancel_checks += 1

@@ -65,6 +65,16 @@ class Benchmark(_Plugin, ABC):
     def metric(cls, name: str) -> MetricSpec | None:
         return next((m for m in cls.metrics if m.name == name), None)
 
+    # Sharding: a benchmark whose config has these two fields can be split into chunk runs
+    # (a sweep over `chunk_index`); `merge_chunks` then combines the chunks' private
+    # artifact `chunk_artifact` (parsed JSON, one per chunk) into one summary.
+    chunk_fields: ClassVar[tuple[str, str] | None] = None
+    chunk_artifact: ClassVar[str] = ""
+
+    @classmethod
+    def merge_chunks(cls, chunk_payloads: list[Any]) -> dict[str, float]:
+        raise NotImplementedError(f"benchmark {cls.name!r} does not merge chunks")
+
     @abstractmethod
     def run(self, ctx: RunContext, method: Method) -> None:
         """Execute the protocol with `method`, reporting only through `ctx`."""
@@ -76,3 +86,6 @@ class Method(_Plugin):
     benchmarks: ClassVar[tuple[str, ...]] = ()
     is_baseline: ClassVar[bool] = False
     requires_model: ClassVar[bool] = False
+    # Methods that replay uploaded predictions: launched only through a prediction upload,
+    # which supplies `predictions_file`; never from the launch form or a plain submission.
+    submission_only: ClassVar[bool] = False

@@ -19,7 +19,7 @@ from workers.benchmarks.stark.importer import (
 )
 from workers.benchmarks.stark.instance import Instance
 from workers.benchmarks.stark.protocol import StarkAnswer
-from workers.benchmarks.stark.results import shard, summarize
+from workers.benchmarks.stark.results import merge_results, shard, summarize
 from workers.benchmarks.stark.scoring import score_instance
 from workers.core import (
     Benchmark,
@@ -131,6 +131,8 @@ class StarkBenchmark(Benchmark):
     paper = STARK_PAPER
     Config = StarkConfig
     leaderboards = ("overall", "tier1", "tier2", "tier3", "task")
+    chunk_fields = ("n_chunks", "chunk_index")
+    chunk_artifact = "scores.json"
     datasets = (
         DatasetSpec(
             "stark-sample",
@@ -289,6 +291,14 @@ class StarkBenchmark(Benchmark):
             {"chunk": chunk_note, "hidden_ground_truth": hide_truth, "instances": rows},
         )
         ctx.save_artifact("error_by_family", error_by_family(scores))
+        # Per-instance scores stay on the server: merging chunks needs them, and for the
+        # hidden split they would reveal labels.
+        ctx.save_artifact("scores.json", [s.as_dict() for s in scores], private=True)
+
+    @classmethod
+    def merge_chunks(cls, chunk_payloads: list) -> dict[str, float]:
+        merged = merge_results(chunk_payloads)["summary"]
+        return {k: v for k, v in merged.items() if isinstance(v, (int, float))}
 
 
 _PUBLIC_KEYS = (
