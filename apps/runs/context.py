@@ -37,6 +37,7 @@ class DjangoRunContext(RunContext):
         self._last_cancel_check = 0.0
         self._lock = threading.Lock()
         self.datasets_used: dict[str, str] = {}
+        self.dataset_sources: dict[str, str] = {}
 
     # -- buffered writes -----------------------------------------------------------------
     def _maybe_flush(self) -> None:
@@ -125,6 +126,7 @@ class DjangoRunContext(RunContext):
 
     def record_dataset(self, name: str, content_hash: str, source: str = "") -> None:
         self.datasets_used[name] = content_hash
+        self.dataset_sources[name] = source
         self.log(f"dataset {name} sha256={content_hash[:12]} {source}".rstrip())
 
 

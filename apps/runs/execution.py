@@ -141,7 +141,7 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         ctx.flush()
         summary = getattr(ctx, "summary_values", {})
         primary = bench_cls.primary_metric().name
-        _record_datasets(run, ctx.datasets_used)
+        _record_datasets(run, ctx.datasets_used, ctx.dataset_sources)
         if primary not in summary:
             raise RuntimeError(f"benchmark {run.benchmark.name!r} finished without logging its primary metric {primary!r}")
         run_finish(run_id=run_id, attempt=attempt, status=RunStatus.SUCCEEDED, reason="finished", summary=summary)
@@ -168,9 +168,27 @@ def _flush_quietly(ctx: DjangoRunContext | None) -> None:
         log.warning("could not flush buffered events", exc_info=True)
 
 
-def _record_datasets(run: Run, used: dict[str, str]) -> None:
+def _record_datasets(run: Run, used: dict[str, str], sources: dict[str, str]) -> None:
+    """Link the run to a DatasetVersion per dataset it used, creating the catalogue entries the
+    first time a (name, content hash) is seen, so every dataset version a run read is listed."""
     if not used:
         return
+    from django.utils.text import slugify
+
+    from apps.catalog.models import Dataset
+
     Run.objects.filter(pk=run.pk).update(datasets_used=used)
-    versions = DatasetVersion.objects.filter(content_hash__in=list(used.values()))
+    versions = []
+    for name, content_hash in used.items():
+        slug = slugify(name.replace("/", "-").replace(".", "-"))[:120] or "dataset"
+        dataset, _ = Dataset.objects.get_or_create(name=slug, defaults={"benchmark": run.benchmark, "description": name})
+        version = dataset.versions.filter(content_hash=content_hash).first()
+        if version is None:
+            source = sources.get(name, "")
+            kind = (DatasetVersion.Source.URL if source.startswith(("http://", "https://")) else
+                    DatasetVersion.Source.SHARED if "shared/data" in source else DatasetVersion.Source.GENERATOR)
+            last = dataset.versions.order_by("-version").values_list("version", flat=True).first() or 0
+            version = DatasetVersion.objects.create(dataset=dataset, version=last + 1, source=kind,
+                                                    content_hash=content_hash, path=source[:500])
+        versions.append(version)
     run.dataset_versions.add(*versions)

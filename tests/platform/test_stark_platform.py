@@ -103,3 +103,17 @@ def test_per_task_columns(api, eager):
     assert names[0] == "success_rate" and any(n.startswith("accuracy__") for n in names)
     task = next(n for n in names if n.startswith("accuracy__"))
     assert api.get(f"/api/leaderboards/stark/?columns=all&sort={task}").status_code == 200
+
+
+def test_runs_record_each_task_as_a_dataset_version(api, eager):
+    with eager(execute=True):
+        run_id = api.post("/api/runs/", {"benchmark": "stark", "method": "stark_classical", "benchmark_config": TIER2},
+                          format="json").json()["id"]
+    run = Run.objects.get(pk=run_id)
+    names = {v.dataset.name for v in run.dataset_versions.all()}
+    assert any(n.startswith("stark-tier2_v2_temporal") for n in names) and "stark-sample" in names
+    assert all(len(v.content_hash) == 64 for v in run.dataset_versions.all())
+    with eager(execute=True):
+        again = api.post("/api/runs/", {"benchmark": "stark", "method": "stark_classical", "benchmark_config": TIER2,
+                                        "seed": 1}, format="json").json()["id"]
+    assert set(Run.objects.get(pk=again).dataset_versions.all()) == set(run.dataset_versions.all())
