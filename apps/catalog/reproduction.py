@@ -24,7 +24,8 @@ def _measure(benchmark: Benchmark, method: str, metric: str) -> dict[str, Any] |
 
 def reproduction_rows() -> list[dict[str, Any]]:
     rows = []
-    for paper in Paper.objects.order_by("year", "title"):
+    # Seed papers are those whose plugin names a claim; papers cited only for a baseline are not rows.
+    for paper in Paper.objects.exclude(claim__benchmark="").exclude(claim={}).order_by("year", "title"):
         claim = paper.claim or {}
         bench = Benchmark.objects.filter(name=claim.get("benchmark", "")).first()
         row: dict[str, Any] = {"paper": paper, "claim": claim, "benchmark": bench, "method": None, "baseline": None,

@@ -12,7 +12,7 @@ class PaperSerializer(serializers.ModelSerializer):
 
 
 class BenchmarkSerializer(serializers.ModelSerializer):
-    paper = PaperSerializer(read_only=True)
+    paper = PaperSerializer(read_only=True, allow_null=True)
     methods = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
 
     class Meta:
@@ -21,7 +21,7 @@ class BenchmarkSerializer(serializers.ModelSerializer):
 
 
 class MethodSerializer(serializers.ModelSerializer):
-    paper = PaperSerializer(read_only=True)
+    paper = PaperSerializer(read_only=True, allow_null=True)
     benchmarks = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
 
     class Meta:

@@ -13,8 +13,11 @@ from apps.catalog.reproduction import reproduction_rows
 @login_required
 def papers(request):
     rows = {row["paper"].key: row for row in reproduction_rows()}
-    papers = Paper.objects.prefetch_related("methods", "benchmarks").order_by("year", "title")
-    return render(request, "catalog/papers.html", {"papers": [(p, rows.get(p.key)) for p in papers]})
+    papers = list(Paper.objects.prefetch_related("methods", "benchmarks").order_by("year", "title"))
+    return render(request, "catalog/papers.html", {
+        "papers": [(p, rows[p.key]) for p in papers if p.key in rows],
+        "baseline_papers": [p for p in papers if p.key not in rows],
+    })
 
 
 @login_required

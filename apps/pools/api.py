@@ -11,8 +11,30 @@ from apps.pools.models import WorkerPool
 from apps.pools.selectors import pools_overview
 
 
+class WorkerStateSerializer(serializers.Serializer):
+    hostname = serializers.CharField()
+    pid = serializers.IntegerField()
+    devices = serializers.ListField(child=serializers.DictField())
+    concurrency = serializers.IntegerField()
+    last_heartbeat = serializers.DateTimeField(allow_null=True)
+    online = serializers.BooleanField()
+    current_runs = serializers.ListField(child=serializers.IntegerField())
+
+
+class PoolStateSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    paused = serializers.BooleanField()
+    draining = serializers.BooleanField()
+    queue = serializers.CharField()
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+    online_workers = serializers.IntegerField()
+    workers = WorkerStateSerializer(many=True)
+
+
 class PoolListView(APIView):
-    @extend_schema(responses={200: serializers.ListField()})
+    @extend_schema(responses={200: PoolStateSerializer(many=True)})
     def get(self, request):
         return Response(pools_overview())
 
@@ -21,7 +43,7 @@ class PoolActionView(APIView):
     required_scope = "admin"
     ACTIONS = {"pause": services.pool_pause, "resume": services.pool_resume, "drain": services.pool_drain}
 
-    @extend_schema(request=None, responses={200: serializers.DictField()})
+    @extend_schema(request=None, responses={200: PoolStateSerializer})
     def post(self, request, name: str, action: str):
         if action not in self.ACTIONS:
             raise serializers.ValidationError({"action": f"must be one of {sorted(self.ACTIONS)}"})

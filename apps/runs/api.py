@@ -19,6 +19,12 @@ from apps.runs.serializers import (
     SweepSubmitSerializer,
 )
 
+class LogEntrySerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    ts = serializers.CharField()
+    lines = serializers.ListField(child=serializers.CharField(allow_blank=True))
+
+
 class EventSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     kind = serializers.CharField()
@@ -78,7 +84,7 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         keys = [k for k in request.query_params.get("keys", "").split(",") if k]
         return Response(selectors.run_metric_series(self.get_object(), keys or None))
 
-    @extend_schema(parameters=[OpenApiParameter("after", int)], responses={200: serializers.ListField()})
+    @extend_schema(parameters=[OpenApiParameter("after", int)], responses={200: LogEntrySerializer(many=True)})
     @action(detail=True, methods=["get"])
     def logs(self, request, pk=None):
         return Response(selectors.run_log_lines(self.get_object(), after=_int_param(request, "after")))

@@ -16,11 +16,16 @@ PROBE_PAPER = Paper(
 )
 
 
+def hidden_marker(seed: int) -> str:
+    return f"HIDDEN-GROUND-TRUTH-{seed * 7919 + 104729}"
+
+
 class ProbeConfig(PluginConfig):
     steps: int = Field(20, ge=1, le=100000, description="number of steps")
     sleep: float = Field(0.0, ge=0, le=10, description="seconds to sleep per step")
     fail_at: int = Field(-1, ge=-1, description="raise at this step (-1: never)")
     artifact: bool = Field(False, description="save a Plotly figure at the end")
+    hidden_truth: bool = Field(False, description="keep a hidden ground truth (private artifact)")
 
 
 @register_benchmark
@@ -49,6 +54,9 @@ class ProbeBenchmark(Benchmark):
             import plotly.graph_objects as go
 
             ctx.save_artifact("curve.json", go.Figure(go.Scatter(y=[1, 2, 3])))
+        if cfg.hidden_truth:
+            # Stands in for a hidden test set's labels: only the server may read it.
+            ctx.save_artifact("truth.json", {"labels": hidden_marker(ctx.seed)}, private=True)
         ctx.log_summary(loss=method.loss(cfg.steps, ctx.seed), score=float(ctx.seed))
 
 
