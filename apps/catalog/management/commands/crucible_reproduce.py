@@ -28,20 +28,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--papers", default="", help="comma-separated paper keys (default: all with a claim)")
         parser.add_argument("--seeds", type=int, default=3)
-        parser.add_argument("--set", action="append", default=[], metavar="PAPER:SECTION.FIELD=VALUE")
+        parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="PAPER:SECTION.FIELD=VALUE")
         parser.add_argument("--skip-existing", action="store_true", help="skip seeds that already have a finished run")
 
-    def handle(self, *args, papers, seeds, set, skip_existing, **options):
-        call_command("crucible_sync")
+    def handle(self, *args, papers, seeds, overrides, skip_existing, **options):
+        call_command("crucible_setup")  # migrate, register plugins, ensure an admin owns the runs
         user = User.objects.filter(is_superuser=True).order_by("id").first()
         wanted = [p for p in papers.split(",") if p]
         qs = Paper.objects.exclude(claim__benchmark="")
         if wanted:
             qs = qs.filter(key__in=wanted)
-            missing = set(wanted) - set(qs.values_list("key", flat=True))  # noqa: A001
+            missing = set(wanted) - set(qs.values_list("key", flat=True))
             if missing:
                 raise CommandError(f"unknown paper key(s): {sorted(missing)}")
-        overrides = self._overrides(set)
+        overrides = self._overrides(overrides)
         pool = WorkerPool.objects.get(name="default")
         paused = pool.paused
         WorkerPool.objects.filter(pk=pool.pk).update(paused=True)  # keep runs off the broker: we execute here

@@ -1,0 +1,139 @@
+"""The watermarks inside `transformers` generate() and the wm_detection benchmark end to end."""
+
+import json
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessorList
+
+from workers.benchmarks.watermark.corpus import load_corpus, sample_prompts
+from workers.benchmarks.watermark.lm import CharTokenizer, sequence_nll
+from workers.core import ConfigError, InMemoryRunContext, get_benchmark, get_method
+from workers.methods.watermark import (
+    HeavyWaterLogitsProcessor,
+    RedGreenLogitsProcessor,
+    SimplexWaterLogitsProcessor,
+)
+
+V = 48
+
+
+@pytest.fixture(scope="module")
+def tiny_llama():
+    cfg = LlamaConfig(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        bos_token_id=None,
+        eos_token_id=None,
+        pad_token_id=None,
+    )
+    torch.manual_seed(0)
+    return LlamaForCausalLM(cfg).eval()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SimplexWaterLogitsProcessor(V, key=11),
+        lambda: HeavyWaterLogitsProcessor(V, key=11, num_side_info=128),
+        lambda: RedGreenLogitsProcessor(V, key=11),
+    ],
+)
+def test_generate_with_processor_is_detected(tiny_llama, make):
+    proc = make()
+    prompt = torch.randint(0, V, (2, 6), generator=torch.Generator().manual_seed(3))
+    torch.manual_seed(0)
+    out = tiny_llama.generate(
+        prompt,
+        attention_mask=torch.ones_like(prompt),
+        do_sample=True,
+        top_k=0,
+        top_p=1.0,
+        temperature=1.0,
+        max_new_tokens=40,
+        logits_processor=LogitsProcessorList([proc]),
+    )
+    det = proc.detector()
+    torch.manual_seed(0)
+    plain = tiny_llama.generate(
+        prompt,
+        attention_mask=torch.ones_like(prompt),
+        do_sample=True,
+        top_k=0,
+        top_p=1.0,
+        temperature=1.0,
+        max_new_tokens=40,
+    )
+    for row, p_row, u_row in zip(out, prompt, plain, strict=False):
+        assert det.detect(row[6:].tolist(), p_row.tolist()).p_value < 0.01
+        assert det.detect(u_row[6:].tolist(), p_row.tolist()).p_value > 1e-4
+
+
+def test_sequence_nll_matches_manual(tiny_llama):
+    prompt = torch.tensor([[1, 2, 3]])
+    gen = torch.tensor([[4, 5]])
+    with torch.no_grad():
+        logits = tiny_llama(torch.tensor([[1, 2, 3, 4, 5]])).logits[0].double()
+    lp = torch.log_softmax(logits, -1)
+    manual = -(lp[2, 4] + lp[3, 5]) / 2
+    assert float(sequence_nll(tiny_llama, prompt, gen)[0]) == pytest.approx(float(manual), rel=1e-5)
+
+
+def test_corpus_and_tokenizer_round_trip():
+    code, prose, digest = load_corpus()
+    assert len(code) > 10000 and len(prose) > 1000 and len(digest) == 64
+    tok = CharTokenizer(code + prose)
+    assert tok.decode(tok.encode("def f(x):\n    return x")) == "def f(x):\n    return x"
+    import numpy as np
+
+    prompts = sample_prompts(code, 3, 20, np.random.default_rng(0))
+    assert len(prompts) == 3 and all(len(p) == 20 for p in prompts)
+
+
+def test_benchmark_end_to_end_tiny(tmp_path):
+    bench = get_benchmark("wm_detection")(
+        {
+            "n_prompts": 2,
+            "prompt_tokens": 8,
+            "new_tokens": 16,
+            "lm_train_steps": 3,
+            "lm_hidden": 32,
+            "lm_layers": 1,
+            "attack_rates": [0.2],
+            "sweep": True,
+        }
+    )
+    ctx = InMemoryRunContext(seed=0, data_dir=tmp_path)
+    bench.run(ctx, get_method("wm_simplexwater")())
+    assert bench.primary_metric().name == "tpr_at_1fpr"
+    assert 0.0 <= ctx.summary["tpr_at_1fpr"] <= 1.0
+    for key in (
+        "fpr",
+        "tokens_to_p02",
+        "kl_distortion",
+        "perplexity",
+        "tpr_code",
+        "tpr_text",
+        "tpr_sub_0.2",
+        "tpr_del_0.2",
+    ):
+        assert key in ctx.summary
+    done, total, _ = ctx.progress_updates[-1]
+    assert done == total
+    points = json.loads(ctx.artifacts["tradeoff_points"][0])
+    assert [p["tilt_delta"] for p in points] == [0.0, 0.3, 0.6]
+    # tilting trades distortion for detection: KL grows with the tilt
+    assert points[-1]["kl"] > points[0]["kl"]
+    assert ctx.artifacts["robustness"][1] == "application/vnd.plotly+json"
+    assert "python-stdlib-text" in ctx.datasets
+
+
+def test_benchmark_config_errors_name_the_field():
+    with pytest.raises(ConfigError, match="n_prompts"):
+        get_benchmark("wm_detection").validate({"n_prompts": 0})
+    with pytest.raises(ConfigError, match="attack_rates"):
+        get_benchmark("wm_detection").validate({"attack_rates": [0.95]})

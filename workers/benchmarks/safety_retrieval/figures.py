@@ -1,0 +1,58 @@
+"""Plotly charts across retrieval conditions and mitigations (one bar group per condition,
+one colour per mitigation, bootstrap CIs as error bars)."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+PANELS = (("refusal_rate", "Refusal rate (harmful) ↑"), ("harmfulness", "Harmfulness 1-5 ↓"),
+          ("over_refusal", "Over-refusal (XSTest safe) ↓"), ("bias_score_ambig", "BBQ bias, ambiguous"),
+          ("bias_score_disambig", "BBQ bias, disambiguated"), ("unsafe_refusal", "Refusal (XSTest unsafe) ↑"))
+
+
+def _bars(fig, results, conditions, mitigations, title_suffix: str, row_col) -> None:
+    for m_i, mitigation in enumerate(mitigations):
+        for p_i, (metric, _) in enumerate(PANELS):
+            xs, ys, lo, hi = [], [], [], []
+            for cond in conditions:
+                value = results.get((mitigation, cond), {}).get(metric)
+                if value is None or math.isnan(value[0]):
+                    continue
+                xs.append(cond)
+                ys.append(value[0])
+                lo.append(value[0] - value[1] if not math.isnan(value[1]) else 0.0)
+                hi.append(value[2] - value[0] if not math.isnan(value[2]) else 0.0)
+            row, col = row_col(p_i)
+            fig.add_trace(go.Bar(x=xs, y=ys, name=f"{mitigation}{title_suffix}", legendgroup=mitigation,
+                                 showlegend=p_i == 0, marker_color=_COLOURS[m_i % len(_COLOURS)],
+                                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo}),
+                          row=row, col=col)
+
+
+_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
+
+
+def _figure(results, conditions, mitigations, title: str) -> go.Figure:
+    fig = make_subplots(rows=2, cols=3, subplot_titles=[t for _, t in PANELS])
+    _bars(fig, results, conditions, mitigations, "", lambda i: (i // 3 + 1, i % 3 + 1))
+    fig.update_layout(title=title, barmode="group", height=650, legend_title="mitigation")
+    return fig
+
+
+def conditions_figure(results: dict, conditions: list[str], mitigations: list[str],
+                      model_name: str) -> go.Figure:
+    """results[(mitigation, condition)][metric] = (estimate, low, high)."""
+    return _figure(results, conditions, mitigations,
+                   f"Safety by retrieval condition ({model_name}; 95% bootstrap CI)")
+
+
+def degradation_figure(deltas: dict, conditions: list[str], mitigations: list[str],
+                       model_name: str) -> go.Figure:
+    """deltas[(mitigation, condition)][metric] = (condition - none, low, high)."""
+    fig = _figure(deltas, [c for c in conditions if c != "none"], mitigations,
+                  f"Change relative to no retrieval ({model_name}; paired bootstrap CI)")
+    fig.add_hline(y=0, line_dash="dot", line_color="grey")
+    return fig

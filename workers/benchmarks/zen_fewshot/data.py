@@ -1,0 +1,120 @@
+"""Loader for the ZEN release format: <name>/H.pt (2 x nnz incidence), X.pt, Y.pt.
+
+Resolution order for a dataset name: ../shared/data/zen/<name> (development copies), then the
+run's data cache, then a download of the three files from the release (URL + SHA-256 each,
+verified by workers.core.data.fetch_url). Files are read with torch.load(weights_only=True)
+so a downloaded file cannot execute code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from workers.core.data import fetch_url, sha256_file, shared_data_dir
+
+RELEASE_BASE_URL = "https://raw.githubusercontent.com/chaewoonbae/ZEN/main/data"
+# Datasets of the paper's release (README of github.com/chaewoonbae/ZEN).
+PAPER_DATASETS = (
+    "cora",
+    "citeseer",
+    "pubmed",
+    "coauthor_cora",
+    "20newsW100",
+    "ModelNet40",
+    "congress-bills",
+    "walmart-trips",
+    "senate-committees",
+    "house-committees",
+    "zoo",
+)
+# SHA-256 of the copies this project was developed and tested on (../shared/data/zen). For the
+# other datasets a user pins the hashes of the files they verified (benchmark config).
+KNOWN_SHA256: dict[str, dict[str, str]] = {
+    "zoo": {
+        "H": "582180767467a0c3ee114e9e09d402de2ec145a7f28971a613ec04113010df28",
+        "X": "603a99c017848c6306de14d4314371f8f43b894e17fffea3abed4648244f3d19",
+        "Y": "c9e49bfccbff21d639f8a8fc9cedc361f799bd22b9057826f798479d07f0bd42",
+    },
+    "senate-committees": {
+        "H": "54ad0e8c6ec66f5ec96a5fe04b32060de5c8136412a1743d7506e5ce53b5dba7",
+        "X": "62383fdac677566688aa819ea9f52827e3246ce982800b15b86b8ec4d7ab914e",
+        "Y": "3ef0f12b0ca3bb834ec5f7174f7254b715186b151c58df55b781b61187bd453b",
+    },
+}
+
+
+@dataclass
+class HypergraphData:
+    name: str
+    H: torch.Tensor  # (2, nnz) int64: node index, hyperedge index
+    X: torch.Tensor  # (n, F) float32
+    Y: torch.Tensor  # (n,) int64
+    sha256: str  # content hash of the three files
+    source: str
+
+    @property
+    def n_nodes(self) -> int:
+        return self.X.shape[0]
+
+
+def load_release_dir(path: str | Path, name: str | None = None, source: str = "") -> HypergraphData:
+    """Read H.pt, X.pt, Y.pt from `path`, validate them and drop duplicate incidences."""
+    path = Path(path)
+    missing = [f for f in ("H.pt", "X.pt", "Y.pt") if not (path / f).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{path}: missing {', '.join(missing)} (expected the ZEN release format)"
+        )
+    H, X, Y = (torch.load(path / f"{f}.pt", weights_only=True) for f in "HXY")
+    if not (isinstance(H, torch.Tensor) and H.dim() == 2 and H.shape[0] == 2):
+        raise ValueError(
+            f"{path}/H.pt: expected a 2 x nnz tensor, got {getattr(H, 'shape', type(H))}"
+        )
+    X = X.to_dense() if X.is_sparse else X
+    if X.dim() != 2 or Y.dim() != 1 or X.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"{path}: X {tuple(X.shape)} and Y {tuple(Y.shape)} disagree on the node count"
+        )
+    H = torch.unique(H.long(), dim=1)  # a repeated (node, edge) pair would double-count RSI terms
+    if H.shape[1] and int(H[0].max()) >= X.shape[0]:
+        raise ValueError(
+            f"{path}/H.pt: node index {int(H[0].max())} >= number of nodes {X.shape[0]}"
+        )
+    digest = hashlib.sha256(
+        "".join(sha256_file(path / f"{f}.pt") for f in "HXY").encode()
+    ).hexdigest()
+    return HypergraphData(name or path.name, H, X.float(), Y.long(), digest, source or str(path))
+
+
+def download_release(
+    name: str, dest: str | Path, sha256: dict[str, str], base_url: str = RELEASE_BASE_URL
+) -> Path:
+    """Fetch <base_url>/<name>/{H,X,Y}.pt into dest/<name>/, verifying each file's SHA-256."""
+    absent = [f for f in "HXY" if not sha256.get(f)]
+    if absent:
+        raise ValueError(
+            f"dataset {name!r}: no SHA-256 pinned for {', '.join(f + '.pt' for f in absent)}; "
+            "set sha256_H / sha256_X / sha256_Y after verifying the release files"
+        )
+    folder = Path(dest) / name
+    for f in "HXY":
+        fetch_url(f"{base_url.rstrip('/')}/{name}/{f}.pt", sha256[f], folder / f"{f}.pt")
+    return folder
+
+
+def resolve_dataset(
+    name: str,
+    cache_dir: str | Path,
+    sha256: dict[str, str] | None = None,
+    base_url: str = RELEASE_BASE_URL,
+) -> HypergraphData:
+    shared = shared_data_dir()
+    if shared is not None and (shared / "zen" / name / "H.pt").is_file():
+        return load_release_dir(shared / "zen" / name, name, source=f"shared/data/zen/{name}")
+    pins = {**KNOWN_SHA256.get(name, {}), **{k: v for k, v in (sha256 or {}).items() if v}}
+    folder = download_release(name, cache_dir, pins, base_url)
+    return load_release_dir(folder, name, source=f"{base_url.rstrip('/')}/{name}")
