@@ -45,7 +45,9 @@ def chunks_merge_if_complete(*, run_id: int) -> Run | None:
             art = Artifact.objects.get(run=chunk, name=bench_cls.chunk_artifact, private=True)
             with art.file.open("rb") as handle:
                 payloads.append(json.loads(handle.read()))
-        summary = bench_cls.merge_chunks(payloads)
+        from apps.runs.context import finite_or_none
+
+        summary = {k: finite_or_none(float(v)) for k, v in bench_cls.merge_chunks(payloads).items()}
         from apps.runs.services import config_hash
 
         now = timezone.now()

@@ -19,6 +19,11 @@ from apps.runs.events import event_append, events_append
 from apps.runs.models import Artifact, MetricPoint, Run, RunEvent
 from workers.core.context import RunCancelled, RunContext, artifact_bytes, clean_number
 
+def finite_or_none(value: float) -> float | None:
+    """JSON (and PostgreSQL's jsonb) has no NaN or infinity: store those as null."""
+    return value if value == value and value not in (float("inf"), float("-inf")) else None
+
+
 FLUSH_SECONDS = 0.25
 FLUSH_POINTS = 5000
 CANCEL_CHECK_SECONDS = 0.5
@@ -54,11 +59,12 @@ class DjangoRunContext(RunContext):
             return
         events: list[tuple[str, dict]] = []
         rows = []
-        for step, values in points:
+        clean_points = [(step, {k: finite_or_none(v) for k, v in values.items()}) for step, values in points]
+        for step, values in clean_points:
             for key, value in values.items():
-                rows.append(MetricPoint(run_id=self.run_id, key=key, step=step, value=None if value != value else value))
+                rows.append(MetricPoint(run_id=self.run_id, key=key, step=step, value=value))
         if points:
-            events.append(("metrics", {"points": [[s, v] for s, v in points]}))
+            events.append(("metrics", {"points": [[s, v] for s, v in clean_points]}))
         if logs:
             events.append(("log", {"lines": logs}))
         update: dict[str, Any] = {"heartbeat_at": timezone.now()}
@@ -96,7 +102,8 @@ class DjangoRunContext(RunContext):
         self.summary_values = getattr(self, "summary_values", {})
         self.summary_values.update({k: clean_number(v) for k, v in values.items()})
         self.flush()
-        event_append(run_id=self.run_id, kind="summary", data={"values": dict(self.summary_values)})
+        event_append(run_id=self.run_id, kind="summary",
+                     data={"values": {k: finite_or_none(v) for k, v in self.summary_values.items()}})
 
     def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         data, content_type = artifact_bytes(obj)

@@ -263,6 +263,9 @@ def run_finish(*, run_id: int, attempt: int, status: str, reason: str = "", erro
                summary: dict | None = None, failed_by_platform: bool = False) -> bool:
     """Terminal transition, guarded by attempt so a requeued run's old worker cannot overwrite."""
     assert status in TERMINAL
+    from apps.runs.context import finite_or_none
+
+    summary = {k: finite_or_none(float(v)) for k, v in (summary or {}).items()}
     with transaction.atomic():
         run = Run.objects.filter(pk=run_id).first()
         if run is None:

@@ -26,6 +26,7 @@ class ProbeConfig(PluginConfig):
     fail_at: int = Field(-1, ge=-1, description="raise at this step (-1: never)")
     artifact: bool = Field(False, description="save a Plotly figure at the end")
     hidden_truth: bool = Field(False, description="keep a hidden ground truth (private artifact)")
+    nan_metric: bool = Field(False, description="also log a NaN and an infinite value")
 
 
 @register_benchmark
@@ -44,7 +45,7 @@ class ProbeBenchmark(Benchmark):
             if step == cfg.fail_at:
                 raise ValueError(f"probe failure at step {step}")
             loss = method.loss(step, ctx.seed)
-            ctx.log_metrics(step, loss=loss)
+            ctx.log_metrics(step, loss=loss, **({"odd": float("nan"), "huge": float("inf")} if cfg.nan_metric else {}))
             ctx.progress(step, cfg.steps, f"step {step}")
             if step % 5 == 0:
                 ctx.log(f"step {step} loss {loss:.4f}")
@@ -57,7 +58,8 @@ class ProbeBenchmark(Benchmark):
         if cfg.hidden_truth:
             # Stands in for a hidden test set's labels: only the server may read it.
             ctx.save_artifact("truth.json", {"labels": hidden_marker(ctx.seed)}, private=True)
-        ctx.log_summary(loss=method.loss(cfg.steps, ctx.seed), score=float(ctx.seed))
+        ctx.log_summary(loss=method.loss(cfg.steps, ctx.seed), score=float(ctx.seed),
+                        **({"odd": float("nan")} if cfg.nan_metric else {}))
 
 
 class ProbeMethodConfig(PluginConfig):
@@ -84,3 +86,16 @@ class ProbeSlow(ProbeFast):
 
     def loss(self, step: int, seed: int) -> float:
         return 2.0 / (1 + 0.1 * self.config.rate * step) + 0.01 * seed
+
+
+@register_method
+class ProbePlain(Method):
+    """A method without any configuration field (its stored config is {})."""
+
+    name = "probe_plain"
+    title = "Probe without config"
+    benchmarks = ("probe",)
+    paper = PROBE_PAPER
+
+    def loss(self, step: int, seed: int) -> float:
+        return 1.0 / step

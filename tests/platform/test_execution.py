@@ -72,7 +72,7 @@ def test_cancel_reaches_running_run(queued_run, monkeypatch):
     from apps.runs.services import run_cancel
 
     monkeypatch.setattr(context_module, "CANCEL_CHECK_SECONDS", 0.0)
-    Run.objects.filter(pk=queued_run.pk).update(benchmark_config={"steps": 50, "sleep": 0.0, "fail_at": -1, "artifact": False})
+    Run.objects.filter(pk=queued_run.pk).update(benchmark_config={**queued_run.benchmark_config, "steps": 50})
     original = context_module.DjangoRunContext.log_metrics
 
     def log_and_cancel(self, step, **values):

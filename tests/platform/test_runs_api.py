@@ -26,7 +26,8 @@ def test_submit_executes_and_records_everything(api, eager):
     assert run.progress_percent == 100.0
     assert run.seed == 3 and run.attempt == 1
     assert run.code_version and "torch" in run.package_versions and run.device == "cpu"
-    assert run.benchmark_config == {"steps": 12, "sleep": 0.0, "fail_at": -1, "artifact": True}
+    assert run.benchmark_config == {"steps": 12, "sleep": 0.0, "fail_at": -1, "artifact": True, "hidden_truth": False,
+                                    "nan_metric": False}, "defaults are filled in and stored"
     assert MetricPoint.objects.filter(run=run, key="loss").count() == 12
     assert run.artifacts.get().name == "curve.json"
 
@@ -134,3 +135,14 @@ def test_runs_list_is_filterable_and_paginated(api, eager):
     body = api.get("/api/runs/?benchmark=probe&status=succeeded&page_size=2").json()
     assert body["count"] == 3 and len(body["results"]) == 2 and body["next"]
     assert api.get("/api/runs/?sweep=abc").status_code == 400
+
+
+def test_non_finite_values_and_empty_method_config(api, eager):
+    response = submit(api, eager, method="probe_plain", benchmark_config={"steps": 3, "nan_metric": True})
+    assert response.status_code == 201, response.json()
+    run = Run.objects.get(pk=response.json()["id"])
+    assert run.status == "succeeded", run.error
+    assert run.method_config == {} and run.summary["odd"] is None
+    assert MetricPoint.objects.filter(run=run, key="odd", value__isnull=True).count() == 3
+    points = [p for e in RunEvent.objects.filter(run=run, kind="metrics") for p in e.data["points"]]
+    assert all(p[1]["odd"] is None and p[1]["huge"] is None for p in points)

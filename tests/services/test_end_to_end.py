@@ -73,7 +73,8 @@ def test_websocket_reconnect_mid_run_gets_every_event_once(user, synced, start_w
     start_worker()
     http = api_session(user)
     run_id = http.post(f"{web_server.url}/api/runs/", json={
-        "benchmark": "probe", "method": "probe_fast", "benchmark_config": {"steps": 40, "sleep": 0.05}}, timeout=30).json()["id"]
+        "benchmark": "probe", "method": "probe_plain",
+        "benchmark_config": {"steps": 40, "sleep": 0.05, "nan_metric": True}}, timeout=30).json()["id"]
     cookie = session_cookie(user)
 
     async def scenario():
@@ -90,6 +91,8 @@ def test_websocket_reconnect_mid_run_gets_every_event_once(user, synced, start_w
     assert [e["seq"] for e in events] == stored
     steps = [p[0] for e in events if e["kind"] == "metrics" for p in e["data"]["points"]]
     assert steps == list(range(1, 41)), "every metric point arrives once"
+    run = Run.objects.get(pk=run_id)
+    assert run.status == "succeeded" and run.summary["odd"] is None, "NaN is stored as null in PostgreSQL jsonb"
 
 
 def test_worker_killed_mid_run_is_requeued_and_completes_once(user, synced, start_worker):
