@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework.exceptions import ValidationError as ApiValidationError
 
-from apps.catalog.models import Benchmark
+from apps.catalog.models import Benchmark, ModelEntry
 from apps.leaderboards.api import board_csv_response, board_from_request
 
 
@@ -44,5 +44,6 @@ def benchmark_detail(request, name: str):
     return render(request, "leaderboards/benchmark.html", {
         "bench": bench, "board": board, "methods": bench.methods.filter(active=True).order_by("name"),
         "selected_methods": [m for m in request.GET.get("method", "").split(",") if m],
+        "models": ModelEntry.objects.filter(runs__benchmark=bench).distinct().order_by("name"),
         "takes_predictions": bench.methods.filter(submission_only=True, active=True).exists(),
     })

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
+from apps.runs.dbretry import with_db_retry
 from apps.runs.events import event_append, events_append
 from apps.runs.models import Artifact, MetricPoint, Run, RunEvent
 from workers.core.context import RunCancelled, RunContext, artifact_bytes, clean_number
@@ -72,11 +73,14 @@ class DjangoRunContext(RunContext):
             done, total, note = progress
             events.append(("progress", {"done": done, "total": total, "note": note}))
             update.update(progress_done=done, progress_total=total, progress_note=note[:300])
-        with transaction.atomic():
-            if rows:
-                MetricPoint.objects.bulk_create(rows, batch_size=2000)
-            Run.objects.filter(pk=self.run_id).update(**update)
-            events_append(run_id=self.run_id, events=events)
+        def write() -> None:
+            with transaction.atomic():
+                if rows:
+                    MetricPoint.objects.bulk_create(rows, batch_size=2000)
+                Run.objects.filter(pk=self.run_id).update(**update)
+                events_append(run_id=self.run_id, events=events)
+
+        with_db_retry(write, what=f"run {self.run_id} flush")
 
     # -- RunContext ----------------------------------------------------------------------
     def progress(self, done: float, total: float, note: str = "") -> None:
@@ -102,8 +106,9 @@ class DjangoRunContext(RunContext):
         self.summary_values = getattr(self, "summary_values", {})
         self.summary_values.update({k: clean_number(v) for k, v in values.items()})
         self.flush()
-        event_append(run_id=self.run_id, kind="summary",
-                     data={"values": {k: finite_or_none(v) for k, v in self.summary_values.items()}})
+        values = {k: finite_or_none(v) for k, v in self.summary_values.items()}
+        with_db_retry(lambda: event_append(run_id=self.run_id, kind="summary", data={"values": values}),
+                      what=f"run {self.run_id} summary")
 
     def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         data, content_type = artifact_bytes(obj)
@@ -111,6 +116,9 @@ class DjangoRunContext(RunContext):
         if not safe or safe != name:
             raise ValueError(f"artifact name {name!r} must be a plain file name")
         self.flush()
+        with_db_retry(lambda: self._store_artifact(name, data, content_type, private), what=f"run {self.run_id} artifact")
+
+    def _store_artifact(self, name: str, data: bytes, content_type: str, private: bool) -> None:
         with transaction.atomic():
             Artifact.objects.filter(run_id=self.run_id, name=name).delete()
             art = Artifact(run_id=self.run_id, name=name, content_type=content_type, size_bytes=len(data),
@@ -128,7 +136,12 @@ class DjangoRunContext(RunContext):
             return
         self._last_cancel_check = now
         self._maybe_flush()
-        if Run.objects.filter(pk=self.run_id, cancel_requested=True).exists():
+        try:
+            cancelled = Run.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+        except (OperationalError, InterfaceError):
+            connection.close()  # database away: keep running; the next check asks again
+            return
+        if cancelled:
             raise RunCancelled("cancelled by user")
 
     def record_dataset(self, name: str, content_hash: str, source: str = "") -> None:

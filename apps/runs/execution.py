@@ -19,6 +19,7 @@ from apps.catalog.crypto import decrypt_secret
 from apps.catalog.models import DatasetVersion, ModelEntry
 from apps.pools.models import Worker
 from apps.runs.context import DjangoRunContext
+from apps.runs.dbretry import with_db_retry
 from apps.runs.events import event_append
 from apps.runs.models import Run, RunStatus
 from apps.runs.services import run_finish
@@ -141,19 +142,23 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         ctx.flush()
         summary = getattr(ctx, "summary_values", {})
         primary = bench_cls.primary_metric().name
-        _record_datasets(run, ctx.datasets_used, ctx.dataset_sources)
+        with_db_retry(lambda: _record_datasets(run, ctx.datasets_used, ctx.dataset_sources), what="dataset record")
         if primary not in summary:
             raise RuntimeError(f"benchmark {run.benchmark.name!r} finished without logging its primary metric {primary!r}")
-        run_finish(run_id=run_id, attempt=attempt, status=RunStatus.SUCCEEDED, reason="finished", summary=summary)
+        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.SUCCEEDED, reason="finished",
+                                         summary=summary), what=f"run {run_id} finish")
         return RunStatus.SUCCEEDED
     except RunCancelled as exc:
         _flush_quietly(ctx)
-        run_finish(run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED, reason=str(exc) or "cancelled")
+        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED,
+                                         reason=str(exc) or "cancelled"), what=f"run {run_id} finish")
         return RunStatus.CANCELLED
     except Exception as exc:  # noqa: BLE001 - every failure is recorded on the run page
         _flush_quietly(ctx)
-        run_finish(run_id=run_id, attempt=attempt, status=RunStatus.FAILED, reason=f"{type(exc).__name__}: {exc}"[:500],
-                   error=f"{type(exc).__name__}: {exc}", tb=traceback.format_exc())
+        tb = traceback.format_exc()
+        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.FAILED,
+                                         reason=f"{type(exc).__name__}: {exc}"[:500], error=f"{type(exc).__name__}: {exc}",
+                                         tb=tb), what=f"run {run_id} finish")
         return RunStatus.FAILED
     finally:
         heartbeat.stop_event.set()

@@ -21,7 +21,8 @@ from apps.runs.services import _bump_benchmark, run_dispatch
 
 log = logging.getLogger(__name__)
 
-RECONCILE_AFTER = timedelta(seconds=60)
+def reconcile_after() -> timedelta:
+    return timedelta(seconds=getattr(settings, "CRUCIBLE_RECONCILE_SECONDS", 60.0))
 
 
 def _locked(qs):
@@ -73,7 +74,7 @@ def runs_reconcile_queued(*, now=None) -> list[int]:
         ids = list(never.values_list("pk", flat=True)[:1000])
         depth = broker_queue_depth(pool.queue)
         if depth == 0:
-            stale = Run.objects.filter(pool=pool, status=RunStatus.QUEUED, dispatched_at__lt=now - RECONCILE_AFTER,
+            stale = Run.objects.filter(pool=pool, status=RunStatus.QUEUED, dispatched_at__lt=now - reconcile_after(),
                                        cancel_requested=False)
             ids += list(stale.values_list("pk", flat=True)[:1000])
         for run_id in ids:

@@ -70,16 +70,16 @@ class ProposalSerializer(serializers.ModelSerializer):
 
 class ContentSerializer(serializers.Serializer):
     content = serializers.JSONField(help_text="{abstract, sections: [{title, level, text, keywords, references}]}")
-    message = serializers.CharField(required=False)
+    message = serializers.CharField(required=False, allow_blank=True, max_length=500)
 
 
 class NoteSerializer(serializers.Serializer):
-    note = serializers.CharField(required=False)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=500)
 
 
 class GenerateSerializer(serializers.Serializer):
-    min_similarity = serializers.FloatField(required=False, default=0.4)
-    since = serializers.CharField(required=False, help_text="ISO date: only papers first posted on/after it")
+    min_similarity = serializers.FloatField(required=False, default=0.4, min_value=0.0, max_value=1.0)
+    since = serializers.CharField(required=False, allow_blank=True, max_length=10, help_text="ISO date: only papers first posted on/after it")
 
 
 class UploadSerializer(serializers.Serializer):
@@ -151,8 +151,10 @@ class VersionListView(views.APIView):
         survey = _survey(request, slug)
         if not selectors.survey_can_maintain(request.user, survey):
             raise ValidationError({"user": "only maintainers edit directly; contributors post to proposals/"})
-        v = services.version_create(survey=survey, content=request.data.get("content"), author=request.user,
-                                    message=str(request.data.get("message", "")))
+        ser = ContentSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        v = services.version_create(survey=survey, content=ser.validated_data["content"], author=request.user,
+                                    message=ser.validated_data.get("message", ""))
         return Response(VersionSerializer(v).data, status=status.HTTP_201_CREATED)
 
 
@@ -211,9 +213,11 @@ class ProposalListView(views.APIView):
 
     @extend_schema(request=ContentSerializer, responses={201: ProposalSerializer})
     def post(self, request, slug):
+        ser = ContentSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
         p = services.proposal_create_edit(survey=_survey(request, slug), user=request.user,
-                                          content=request.data.get("content"),
-                                          message=str(request.data.get("message", "")))
+                                          content=ser.validated_data["content"],
+                                          message=ser.validated_data.get("message", ""))
         return Response(ProposalSerializer(p).data, status=status.HTTP_201_CREATED)
 
 
@@ -222,12 +226,11 @@ class ProposalGenerateView(views.APIView):
 
     @extend_schema(request=GenerateSerializer, responses={201: ProposalSerializer(many=True)})
     def post(self, request, slug):
-        try:
-            min_sim = float(request.data.get("min_similarity", 0.4))
-        except (TypeError, ValueError):
-            raise ValidationError({"min_similarity": "must be a number"}) from None
-        found = services.proposals_generate(survey=_survey(request, slug), user=request.user, min_similarity=min_sim,
-                                            since=str(request.data.get("since", "")))
+        ser = GenerateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        found = services.proposals_generate(survey=_survey(request, slug), user=request.user,
+                                            min_similarity=ser.validated_data["min_similarity"],
+                                            since=ser.validated_data.get("since", ""))
         return Response(ProposalSerializer(found, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -239,7 +242,9 @@ class ProposalReviewView(views.APIView):
         if action not in ("accept", "reject"):
             raise Http404("actions: accept, reject")
         proposal = get_object_or_404(_survey(request, slug).proposals, pk=pk)
-        note = str(request.data.get("note", ""))
+        ser = NoteSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        note = ser.validated_data.get("note", "")
         if action == "accept":
             version = services.proposal_accept(proposal=proposal, user=request.user, note=note)
             return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
@@ -281,5 +286,7 @@ class MaintainerView(views.APIView):
     @extend_schema(request=UsernameSerializer, responses={201: SurveySerializer})
     def post(self, request, slug):
         survey = _survey(request, slug)
-        services.survey_add_maintainer(survey=survey, user=request.user, username=str(request.data.get("username", "")))
+        ser = UsernameSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        services.survey_add_maintainer(survey=survey, user=request.user, username=ser.validated_data["username"])
         return Response(SurveySerializer(survey).data, status=status.HTTP_201_CREATED)

@@ -218,6 +218,10 @@ CRUCIBLE_HEARTBEAT_SECONDS = float(os.environ.get("CRUCIBLE_HEARTBEAT_SECONDS", 
 CRUCIBLE_HEARTBEAT_TIMEOUT = float(os.environ.get("CRUCIBLE_HEARTBEAT_TIMEOUT", "30"))
 CRUCIBLE_REQUEUE_LOST_RUNS = env_bool("CRUCIBLE_REQUEUE_LOST_RUNS", True)
 CRUCIBLE_MAX_ATTEMPTS = int(os.environ.get("CRUCIBLE_MAX_ATTEMPTS", "3"))
+# A queued run dispatched this long ago into an empty queue lost its message: send it again.
+CRUCIBLE_RECONCILE_SECONDS = float(os.environ.get("CRUCIBLE_RECONCILE_SECONDS", "60"))
+# How long a worker keeps retrying a write while the database is away.
+CRUCIBLE_DB_RETRY_SECONDS = float(os.environ.get("CRUCIBLE_DB_RETRY_SECONDS", "120"))
 CRUCIBLE_DEFAULT_POOL = os.environ.get("CRUCIBLE_DEFAULT_POOL", "default")
 # Model API keys stored in the database are encrypted with this key (Fernet); derived from
 # SECRET_KEY when not given so an embedded install works out of the box.

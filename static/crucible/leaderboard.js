@@ -47,10 +47,12 @@
     current = Object.assign(current, params || {});
     const q = new URLSearchParams({sort: current.sort || "", order: current.order || "", columns: current.columns});
     const methods = selectedMethods(); if (methods.length) q.set("method", methods.join(","));
+    const models = [...document.querySelectorAll(".model-filter:checked")].map((c) => c.value);
+    if (models.length) q.set("model", models.join(","));
     return fetch(`/api/leaderboards/${bench}/?${q}`, {credentials: "same-origin"}).then((r) => r.json())
       .then((b) => { board = b; render(); document.getElementById("leaderboard").dataset.version = b.version; });
   }
-  document.querySelectorAll(".method-filter").forEach((c) => c.addEventListener("change", () => load()));
+  document.querySelectorAll(".method-filter, .model-filter").forEach((c) => c.addEventListener("change", () => load()));
   const allCols = document.getElementById("all-columns");
   if (allCols) allCols.addEventListener("change", () => load({columns: allCols.checked ? "all" : "declared"}));
   function connect() {

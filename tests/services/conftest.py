@@ -43,6 +43,7 @@ def service_env() -> dict[str, str]:
         "CRUCIBLE_PLUGIN_MODULES": "tests.platform.probe_plugin",
         "CRUCIBLE_HEARTBEAT_SECONDS": "1",
         "CRUCIBLE_HEARTBEAT_TIMEOUT": "6",
+        "CRUCIBLE_RECONCILE_SECONDS": "3",
         "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
         "PYTHONUNBUFFERED": "1",
     }
