@@ -227,6 +227,10 @@ CRUCIBLE_DEFAULT_POOL = os.environ.get("CRUCIBLE_DEFAULT_POOL", "default")
 # SECRET_KEY when not given so an embedded install works out of the box.
 CRUCIBLE_FERNET_KEY = os.environ.get("CRUCIBLE_FERNET_KEY", "")
 
+# Embedder for survey audits and live-survey proposals: "minilm" (the offline MiniLM model)
+# or "hashing" (a fast lexical stand-in, used by tests).
+SURVEYS_EMBEDDER = os.environ.get("CRUCIBLE_SURVEYS_EMBEDDER", "minilm")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
