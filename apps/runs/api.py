@@ -101,7 +101,7 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return Response(ArtifactSerializer(self.get_object().artifacts.filter(private=False), many=True).data)
 
     @extend_schema(responses={(200, "application/octet-stream"): bytes})
-    @action(detail=True, methods=["get"], url_path=r"artifacts/(?P<name>[^/]+)")
+    @action(detail=True, methods=["get"], url_path=r"artifacts/(?P<name>[A-Za-z0-9._/-]+)")
     def artifact(self, request, pk=None, name=None):
         run = self.get_object()
         art = get_object_or_404(Artifact, run=run, name=name, private=False)

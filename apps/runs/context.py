@@ -6,6 +6,7 @@ per batch) so a run logging thousands of points a second does not issue a query 
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,9 @@ def finite_or_none(value: float) -> float | None:
     """JSON (and PostgreSQL's jsonb) has no NaN or infinity: store those as null."""
     return value if value == value and value not in (float("inf"), float("-inf")) else None
 
+
+# Artifact names may have folders ("verilog/mul8.v") but never climb out of the run's folder.
+ARTIFACT_NAME = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 FLUSH_SECONDS = 0.25
 FLUSH_POINTS = 5000
@@ -112,9 +116,8 @@ class DjangoRunContext(RunContext):
 
     def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         data, content_type = artifact_bytes(obj)
-        safe = Path(name).name
-        if not safe or safe != name:
-            raise ValueError(f"artifact name {name!r} must be a plain file name")
+        if not ARTIFACT_NAME.fullmatch(name) or ".." in name.split("/"):
+            raise ValueError(f"artifact name {name!r}: use letters, digits, '.', '_', '-' and '/' between folders")
         self.flush()
         with_db_retry(lambda: self._store_artifact(name, data, content_type, private), what=f"run {self.run_id} artifact")
 

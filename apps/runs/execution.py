@@ -137,6 +137,11 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         ctx = DjangoRunContext(run, device=device, data_dir=settings.CRUCIBLE_DATA_DIR,
                                model=build_model_adapter(run.model))
         seed_everything(run.seed)
+        if device == "cpu":
+            # Small models run many times faster on one thread than fighting over a shared CPU.
+            import torch
+
+            torch.set_num_threads(settings.CRUCIBLE_CPU_THREADS)
         ctx.log(f"{run.benchmark.name} x {run.method.name} seed={run.seed} device={device}")
         bench.run(ctx, method)
         ctx.flush()

@@ -218,6 +218,8 @@ CRUCIBLE_HEARTBEAT_SECONDS = float(os.environ.get("CRUCIBLE_HEARTBEAT_SECONDS", 
 CRUCIBLE_HEARTBEAT_TIMEOUT = float(os.environ.get("CRUCIBLE_HEARTBEAT_TIMEOUT", "30"))
 CRUCIBLE_REQUEUE_LOST_RUNS = env_bool("CRUCIBLE_REQUEUE_LOST_RUNS", True)
 CRUCIBLE_MAX_ATTEMPTS = int(os.environ.get("CRUCIBLE_MAX_ATTEMPTS", "3"))
+# torch threads per run on CPU workers (one run per process).
+CRUCIBLE_CPU_THREADS = int(os.environ.get("CRUCIBLE_CPU_THREADS", "1"))
 # A queued run dispatched this long ago into an empty queue lost its message: send it again.
 CRUCIBLE_RECONCILE_SECONDS = float(os.environ.get("CRUCIBLE_RECONCILE_SECONDS", "60"))
 # How long a worker keeps retrying a write while the database is away.

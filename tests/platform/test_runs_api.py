@@ -146,3 +146,21 @@ def test_non_finite_values_and_empty_method_config(api, eager):
     assert MetricPoint.objects.filter(run=run, key="odd", value__isnull=True).count() == 3
     points = [p for e in RunEvent.objects.filter(run=run, kind="metrics") for p in e.data["points"]]
     assert all(p[1]["odd"] is None and p[1]["huge"] is None for p in points)
+
+
+def test_artifact_names_with_folders_and_no_escape(api, user, settings, tmp_path):
+    from apps.pools.models import WorkerPool
+    from apps.runs.context import DjangoRunContext
+    from apps.runs.services import run_submit
+
+    settings.MEDIA_ROOT = tmp_path
+    WorkerPool.objects.filter(name="default").update(paused=True)
+    run = run_submit(user=api.user, benchmark="probe", method="probe_fast")
+    ctx = DjangoRunContext(run, device="cpu", data_dir=tmp_path)
+    ctx.save_artifact("verilog/mul8.v", b"module mul8; endmodule")
+    for bad in ("../escape.txt", "/abs.txt", "a//b", "sp ace.txt"):
+        with pytest.raises(ValueError, match="artifact name"):
+            ctx.save_artifact(bad, b"x")
+    response = api.get(f"/api/runs/{run.pk}/artifacts/verilog/mul8.v/")
+    assert response.status_code == 200 and b"".join(response.streaming_content) == b"module mul8; endmodule"
+    assert [a["name"] for a in api.get(f"/api/runs/{run.pk}/artifacts/").json()] == ["verilog/mul8.v"]
