@@ -54,6 +54,11 @@ def _fmt(m: dict | None) -> str:
     return f"{m['mean']:.4g}{ci} (n={m['n']})"
 
 
+def _venue(paper: Paper) -> str:
+    year = str(paper.year or "")
+    return paper.venue if year and year in paper.venue else f"{paper.venue} {year}".strip()
+
+
 def reproduction_markdown() -> str:
     lines = [
         "# Reproduction report",
@@ -72,7 +77,7 @@ def reproduction_markdown() -> str:
         setting = f"`{c.get('benchmark', '')}`, metric `{c.get('metric', '')}` ({arrow})" if c.get("benchmark") else "—"
         held = {True: "yes", False: "no", None: row["status"]}[row["held"]]
         lines.append(
-            f"| {p.title} ({', '.join(p.authors[:3])}{' et al.' if len(p.authors) > 3 else ''}, {p.venue} {p.year or ''}) "
+            f"| {p.title} ({', '.join(p.authors[:3])}{' et al.' if len(p.authors) > 3 else ''}, {_venue(p)}) "
             f"| {p.headline_claim.replace('|', '/')} | {setting} | `{c.get('method', '')}`: {_fmt(row['method'])} "
             f"| `{c.get('baseline', '')}`: {_fmt(row['baseline'])} | {held} |"
         )

@@ -113,6 +113,25 @@ def test_lm_pretrain_end_to_end_with_sinkgd(tmp_path):
     assert [step for step, _ in ctx.series("val_nll")] == [4, 8]
 
 
+def test_lm_pretrain_on_user_text_and_jsonl_files(tmp_path):
+    import json
+
+    text = tmp_path / "notes.txt"
+    text.write_text("the quick brown fox jumps over the lazy dog. " * 400)
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("\n".join(json.dumps({"text": f"record {i}: " + "lorem ipsum dolor sit amet " * 30}) for i in range(40)))
+    bench = get_benchmark("lm_pretrain")(
+        dict(corpus="files", corpus_files=f"{text},{jsonl}", max_chars=20_000, vocab_size=280, hidden_size=16,
+             num_layers=1, num_heads=2, intermediate_size=32, seq_len=16, batch_size=4, steps=4, warmup=1,
+             eval_points=1, eval_windows=2)
+    )
+    ctx = InMemoryRunContext(data_dir=tmp_path / "cache")
+    bench.run(ctx, get_method("lm_adam")())
+    assert "corpus-files" in ctx.datasets and math.isfinite(ctx.summary["val_nll"])
+    with pytest.raises(ValueError, match="corpus_files"):
+        get_benchmark("lm_pretrain")(dict(corpus="files")).run(InMemoryRunContext(data_dir=tmp_path), get_method("lm_adam")())
+
+
 @pytest.mark.parametrize("name", ["lm_adam", "lm_sgd", "sinkgd", "sinkgd_swan"])
 def test_every_pretrain_method_builds_a_working_optimizer(name):
     from workers.models.tiny_llama import build_llama, tiny_test_config

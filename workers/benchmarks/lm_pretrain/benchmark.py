@@ -33,8 +33,13 @@ from workers.methods.sinkgd.plugin import SINKGD_PAPER
 class PretrainConfig(PluginConfig):
     corpus: str = Field(
         "stdlib",
-        pattern="^(stdlib|stdlib_docstrings)$",
-        description="Offline corpus: Python stdlib source or its docstrings",
+        pattern="^(stdlib|stdlib_docstrings|files)$",
+        description="Offline corpus: Python stdlib source, its docstrings, or your files",
+    )
+    corpus_files: str = Field(
+        "",
+        max_length=5000,
+        description="corpus=files: comma-separated .txt or .jsonl ('text' field) paths on the worker",
     )
     max_chars: int = Field(
         1_000_000, ge=20_000, le=500_000_000, description="Corpus size in characters"
@@ -124,8 +129,12 @@ class LMPretrain(Benchmark):
         if not hasattr(method, "build_optimizer"):
             raise TypeError(f"method {method.name!r} does not provide build_optimizer(model)")
         c = self.config
+        files = tuple(p.strip() for p in c.corpus_files.split(",") if p.strip())
+        if c.corpus == "files" and not files:
+            raise ValueError("corpus_files: corpus=files needs at least one path")
         cfg = TinyLlamaConfig(
             corpus=c.corpus,
+            files=files,
             max_chars=c.max_chars,
             vocab_size=c.vocab_size,
             hidden_size=c.hidden_size,
