@@ -36,8 +36,8 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     call_command("crucible_sync", verbosity=0)
-    from apps.accounts.services import user_create
     from apps.accounts.models import User
+    from apps.accounts.services import user_create
     from apps.pools.models import WorkerPool
     from apps.runs.context import DjangoRunContext
     from apps.runs.models import MetricPoint, Run, RunEvent
@@ -73,8 +73,8 @@ def main() -> None:
 
     n = steps * args.keys
     vendor = connection.vendor
-    print(f"| backend | points | Crucible RunContext (pts/s) | raw bulk_create (pts/s) | ratio raw/Crucible | metric events |")
-    print(f"|---|---|---|---|---|---|")
+    print("| backend | points | Crucible RunContext (pts/s) | raw bulk_create (pts/s) | ratio raw/Crucible | metric events |")
+    print("|---|---|---|---|---|---|")
     print(f"| {vendor} | {n} | {n / crucible_s:,.0f} | {n / raw_s:,.0f} | {crucible_s / raw_s:.2f} | {events} |")
 
 

@@ -12,7 +12,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.catalog.crypto import encrypt_secret
-from apps.catalog.models import Benchmark, Dataset, DatasetVersion, Method, ModelEntry, Paper, Visibility
+from apps.catalog.models import (
+    Benchmark,
+    Dataset,
+    DatasetVersion,
+    Method,
+    ModelEntry,
+    Paper,
+    Visibility,
+)
 from workers.core import registry
 from workers.core.papers import Paper as PaperSpec
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Avg, Count, Max, F
+from django.db.models import Avg, Count, F, Max
 
 from apps.catalog.models import Benchmark
 from apps.leaderboards.stats import sample_sd, t_halfwidth

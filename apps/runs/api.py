@@ -19,6 +19,7 @@ from apps.runs.serializers import (
     SweepSubmitSerializer,
 )
 
+
 class LogEntrySerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     ts = serializers.CharField()

@@ -21,6 +21,7 @@ from apps.runs.events import event_append, events_append
 from apps.runs.models import Artifact, MetricPoint, Run, RunEvent
 from workers.core.context import RunCancelled, RunContext, artifact_bytes, clean_number
 
+
 def finite_or_none(value: float) -> float | None:
     """JSON (and PostgreSQL's jsonb) has no NaN or infinity: store those as null."""
     return value if value == value and value not in (float("inf"), float("-inf")) else None

@@ -155,15 +155,15 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         return RunStatus.SUCCEEDED
     except RunCancelled as exc:
         _flush_quietly(ctx)
-        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED,
-                                         reason=str(exc) or "cancelled"), what=f"run {run_id} finish")
+        reason = str(exc) or "cancelled"
+        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED, reason=reason),
+                      what=f"run {run_id} finish")
         return RunStatus.CANCELLED
     except Exception as exc:  # noqa: BLE001 - every failure is recorded on the run page
         _flush_quietly(ctx)
-        tb = traceback.format_exc()
-        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.FAILED,
-                                         reason=f"{type(exc).__name__}: {exc}"[:500], error=f"{type(exc).__name__}: {exc}",
-                                         tb=tb), what=f"run {run_id} finish")
+        error, tb = f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.FAILED, reason=error[:500],
+                                         error=error, tb=tb), what=f"run {run_id} finish")
         return RunStatus.FAILED
     finally:
         heartbeat.stop_event.set()

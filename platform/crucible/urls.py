@@ -34,9 +34,9 @@ router.register("sweeps", runs_api.SweepViewSet, basename="sweep")
 
 @lru_cache(maxsize=1)
 def _plotly_path() -> str:
-    import plotly
-
     from pathlib import Path
+
+    import plotly
 
     return str(Path(plotly.__file__).parent / "package_data" / "plotly.min.js")
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from crucible.wsgi import application
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
-
-from crucible.wsgi import application
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 

@@ -7,7 +7,15 @@ import time
 
 from pydantic import Field
 
-from workers.core import Benchmark, Method, MetricSpec, Paper, PluginConfig, register_benchmark, register_method
+from workers.core import (
+    Benchmark,
+    Method,
+    MetricSpec,
+    Paper,
+    PluginConfig,
+    register_benchmark,
+    register_method,
+)
 
 PROBE_PAPER = Paper(
     key="platform-probe", title="Platform probe (test fixture)", authors=("Crucible",), venue="tests", year=2026,

@@ -80,8 +80,8 @@ def test_model_api_key_is_encrypted_and_never_returned(api):
                                          "model_id": "m", "api_key": "sk-secret-123"}, format="json")
     assert response.status_code == 201, response.json()
     assert "sk-secret-123" not in response.content.decode()
-    from apps.catalog.models import ModelEntry
     from apps.catalog.crypto import decrypt_secret
+    from apps.catalog.models import ModelEntry
 
     entry = ModelEntry.objects.get(name="gpt-local")
     assert b"sk-secret-123" not in bytes(entry.api_key_encrypted)

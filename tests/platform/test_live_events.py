@@ -7,11 +7,11 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from crucible.asgi import application
 
 from apps.runs.events import event_append
 from apps.runs.models import Run
 from apps.runs.services import run_submit
-from crucible.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,8 +84,8 @@ def test_private_run_refused_to_other_users(run, db):
 
 
 def test_leaderboard_socket_announces_new_results(run, user, settings):
-    from apps.runs.execution import run_execute
     from apps.pools.models import WorkerPool
+    from apps.runs.execution import run_execute
 
     WorkerPool.objects.filter(name="default").update(paused=False)
 

@@ -20,6 +20,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, pool, concurrency, hostname, loglevel, **options):
         from crucible.celery import app
+
         from workers.runtime.devices import list_devices
 
         devices = list_devices()
