@@ -93,6 +93,7 @@ class AuditUploadSerializer(serializers.Serializer):
     corpus = serializers.ListField(child=serializers.FileField(), required=False)
     method = serializers.CharField(required=False, default="survey_auditor")
     audit_corpus = serializers.BooleanField(required=False, default=False)
+    topic = serializers.CharField(required=False, default="", max_length=100)
 
 
 class UsernameSerializer(serializers.Serializer):
@@ -276,7 +277,8 @@ class AuditUploadView(views.APIView):
         run = services.audit_submit(user=request.user, files=request.FILES,
                                     method=str(request.data.get("method", "survey_auditor")),
                                     data_dir=Path(settings.CRUCIBLE_DATA_DIR),
-                                    audit_corpus=str(request.data.get("audit_corpus", "")).lower() in ("1", "true", "on"))
+                                    audit_corpus=str(request.data.get("audit_corpus", "")).lower() in ("1", "true", "on"),
+                                    topic=str(request.data.get("topic", ""))[:100])
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
@@ -290,3 +292,11 @@ class MaintainerView(views.APIView):
         ser.is_valid(raise_exception=True)
         services.survey_add_maintainer(survey=survey, user=request.user, username=ser.validated_data["username"])
         return Response(SurveySerializer(survey).data, status=status.HTTP_201_CREATED)
+
+
+class AuditLeaderboardView(views.APIView):
+    """Audited surveys of one topic, ranked by reference validity."""
+
+    @extend_schema(parameters=[OpenApiParameter("topic", str)], responses={200: serializers.DictField()})
+    def get(self, request):
+        return Response(services.audit_leaderboard(user=request.user, topic=request.query_params.get("topic")))

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", api.SurveyListView.as_view(), name="api-survey-list"),
     path("index/", api.IndexImportView.as_view(), name="api-survey-index"),
     path("audits/", api.AuditUploadView.as_view(), name="api-survey-audit"),
+    path("audits/leaderboard/", api.AuditLeaderboardView.as_view(), name="api-survey-audit-leaderboard"),
     path("<slug:slug>/", api.SurveyDetailView.as_view(), name="api-survey-detail"),
     path("<slug:slug>/maintainers/", api.MaintainerView.as_view(), name="api-survey-maintainers"),
     path("<slug:slug>/versions/", api.VersionListView.as_view(), name="api-survey-versions"),

@@ -230,7 +230,7 @@ INDEX_SUFFIXES = (".jsonl", ".json", ".bib", ".xml")
 
 
 def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dict | None = None,
-                 audit_corpus: bool = False):
+                 audit_corpus: bool = False, topic: str = ""):
     """Store an uploaded survey (+ .bib, index files, corpus surveys) under
     <data dir>/surveys/uploads/<uuid>/ and submit a `survey_audit` run on it."""
     import uuid
@@ -256,7 +256,7 @@ def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dic
         (folder / name).write_bytes(upload.read())
         return str((folder / name).relative_to(data_dir / "surveys"))
 
-    config = {"source": "files", "survey_path": save(survey, root),
+    config = {"source": "files", "topic": topic.strip()[:100], "survey_path": save(survey, root),
               "index_paths": ",".join(save(f, root / "index") for f in index_files)}
     if bib := files.get("bib"):
         config["bib_path"] = save(bib, root)
@@ -269,3 +269,22 @@ def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dic
         config["audit_corpus"] = bool(audit_corpus)
     return run_submit(user=user, benchmark="survey_audit", method=method, benchmark_config=config,
                       method_config=method_config or {}, name=f"audit of {Path(survey.name).name}")
+
+
+def audit_leaderboard(*, user, topic: str | None) -> dict:
+    """Audited surveys ranked per topic by reference validity (the share of references found in
+    the index), with every score-card metric; one row per succeeded audit run."""
+    from apps.runs.models import Run, RunStatus
+    from apps.runs.selectors import visible_q
+
+    runs = Run.objects.filter(visible_q(user), benchmark__name="survey_audit", status=RunStatus.SUCCEEDED,
+                              is_chunk=False).select_related("method").order_by("-id")
+    topics = sorted({(cfg or {}).get("topic", "") for cfg in runs.values_list("benchmark_config", flat=True)})
+    chosen = [r for r in runs if (r.benchmark_config or {}).get("topic", "") == (topic or "")] if topic is not None else []
+    keys = sorted({k for r in chosen for k in (r.summary or {})})
+    rows = sorted(
+        ({"run": r.pk, "name": r.name, "method": r.method.name, "survey": r.benchmark_config.get("survey_path", "fixture"),
+          "metrics": r.summary} for r in chosen),
+        key=lambda row: -(row["metrics"].get("reference_validity") or 0.0),
+    )
+    return {"topics": topics, "topic": topic, "keys": keys, "rows": rows}

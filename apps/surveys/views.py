@@ -117,8 +117,15 @@ def audit_upload(request):
             run = services.audit_submit(user=request.user, files=request.FILES,
                                         method=request.POST.get("method", "survey_auditor"),
                                         data_dir=Path(settings.CRUCIBLE_DATA_DIR),
-                                        audit_corpus=request.POST.get("audit_corpus") == "on")
+                                        audit_corpus=request.POST.get("audit_corpus") == "on",
+                                        topic=request.POST.get("topic", ""))
             return redirect("survey-audit-report", run_id=run.pk)
         except ValidationError as exc:
             errors = django_errors(exc)
     return render(request, "surveys/audit_upload.html", {"errors": errors}, status=400 if errors else 200)
+
+
+@login_required
+def audit_leaderboard(request):
+    board = services.audit_leaderboard(user=request.user, topic=request.GET.get("topic"))
+    return render(request, "surveys/leaderboard.html", {"board": board})

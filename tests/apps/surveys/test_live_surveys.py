@@ -202,3 +202,26 @@ def test_pages_for_maintainer(api, client, user):
     assert client.get("/surveys/p/v1/").status_code == 200
     assert client.get("/surveys/").status_code == 200 and client.get("/surveys/audit/").status_code == 200
     assert client.post("/surveys/audit/", {}).status_code == 400
+
+
+def test_audit_leaderboard_ranks_surveys_of_a_topic(api, eager, settings):
+    """Two fixture audits of one topic (one with more fabricated references) and one of another
+    topic: the topic's leaderboard lists its two, the cleaner survey first."""
+    from django.test import Client
+
+    settings.SURVEYS_EMBEDDER = "hashing"
+    common = {"benchmark": "survey_audit", "method": "survey_auditor"}
+    with eager(execute=True):
+        for fabricated, topic in ((1, "rag"), (8, "rag"), (2, "agents")):
+            response = api.post("/api/runs/", {**common, "benchmark_config": {
+                "topic": topic, "fixture_fabricated": fabricated, "trends": False, "fixture_papers": 60,
+                "fixture_refs": 20, "fixture_other_surveys": 1}}, format="json")
+            assert response.status_code == 201, response.json()
+    board = api.get("/api/surveys/audits/leaderboard/?topic=rag").json()
+    assert board["topics"] == ["agents", "rag"]
+    validity = [row["metrics"]["reference_validity"] for row in board["rows"]]
+    assert len(validity) == 2 and validity[0] > validity[1]
+    page = Client()
+    page.force_login(api.user)
+    html = page.get("/surveys/audits/leaderboard/?topic=rag").content.decode()
+    assert html.count("/surveys/audit/") >= 2 and "reference_validity" in html

@@ -29,6 +29,7 @@ SURVEY_SUFFIXES = (".tex", ".md", ".markdown", ".pdf")
 
 
 class SurveyAuditConfig(PluginConfig):
+    topic: str = Field("", max_length=100, description="topic of the survey: audits of one topic form its leaderboard")
     source: Literal["fixture", "files"] = Field(
         "fixture", description="'fixture': a generated survey with known fabricated references; 'files': your files")
     survey_path: str = Field("", max_length=500, description="survey .tex/.md/.pdf; relative paths are under the data "
