@@ -1,7 +1,8 @@
 """`metarfft_lengthgen`: cross-task length generalisation (Hu et al. 2025, Meta-RFFT).
 
 Protocol (paper Sec. 3-4, scaled to a CPU):
-1. pre-train a small char-level Llama from scratch on many tasks at short lengths
+1. pre-train a small char-level Llama from scratch (default), or fine-tune a Hugging Face causal
+   LM (`model_path`, or the run's model `ctx.model`; GPU workers), on many tasks at short lengths
    (train_min_length..train_max_length) in the method's format (Meta-RFFT: rule + trace;
    baseline: task name + direct answer);
 2. adapt to each held-out task, unseen in step 1, either by fine-tuning on `adapt_examples`
@@ -12,7 +13,6 @@ Protocol (paper Sec. 3-4, scaled to a CPU):
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Literal
 
 import numpy as np
@@ -22,7 +22,8 @@ from pydantic import Field
 from workers.benchmarks.metarfft.task import Task, all_tasks
 from workers.benchmarks.watermark.lm import single_thread_on_cpu
 from workers.core import Benchmark, MetricSpec, PluginConfig, RunContext, register_benchmark
-from workers.methods.metarfft.lm import CharVocab, build_model, greedy_complete, train_on_pairs
+from workers.methods.metarfft.hf import HFCausalLM, from_context_model
+from workers.methods.metarfft.lm import CharLM, CharVocab, build_model
 from workers.methods.metarfft.paper import META_RFFT
 
 DEFAULT_HELD_OUT = ("sub", "caesar", "bit_xor", "count_greater")
@@ -49,8 +50,21 @@ class MetaRFFTBenchConfig(PluginConfig):
         16, ge=1, le=10000, description="fine-tuning examples per held-out task"
     )
     adapt_steps: int = Field(30, ge=0, le=10000, description="fine-tuning steps per held-out task")
-    hidden: int = Field(64, ge=16, le=2048, description="model width")
-    layers: int = Field(2, ge=1, le=48, description="transformer layers")
+    hidden: int = Field(64, ge=16, le=2048, description="char-level model width")
+    layers: int = Field(2, ge=1, le=48, description="char-level model transformer layers")
+    model_path: str = Field(
+        "",
+        max_length=1000,
+        description="local Hugging Face causal LM directory to fine-tune instead of the "
+        "char-level model (never downloaded); empty: the run's model if it has one, else "
+        "the char-level model",
+    )
+    model_dtype: Literal["float32", "bfloat16", "auto"] = Field(
+        "float32", description="weights dtype when loading model_path (auto: as stored)"
+    )
+    model_lr: float = Field(
+        2e-5, gt=0, le=1.0, description="AdamW learning rate for a Hugging Face model"
+    )
 
     def model_post_init(self, __context: Any) -> None:
         known = all_tasks()
@@ -104,8 +118,7 @@ class MetaRFFTBenchmark(Benchmark):
             tasks[n] for n in (cfg.train_tasks or sorted(set(tasks) - set(cfg.held_out_tasks)))
         ]
         rng = np.random.default_rng(ctx.seed)
-        vocab = CharVocab()
-        model = build_model(vocab, cfg.hidden, cfg.layers, seed=ctx.seed)
+        lm, lr = self._language_model(ctx)
         lengths = range(cfg.train_min_length, cfg.train_max_length + 1)
         total = cfg.pretrain_steps + len(held) * (cfg.adapt_steps + 1)
         ctx.progress(0, total, "pre-training")
@@ -129,45 +142,63 @@ class MetaRFFTBenchmark(Benchmark):
                 ctx.progress(step + 1, total, "pre-training")
                 ctx.check_cancelled()
 
-        train_on_pairs(
-            model,
-            vocab,
+        initial = lm.snapshot()
+        lm.train(
             pairs(train),
             steps=cfg.pretrain_steps,
             batch=cfg.batch_size,
-            lr=cfg.lr,
+            lr=lr,
             rng=rng,
             on_step=on_pre,
         )
+        pretrained = lm.snapshot()  # every held-out task is adapted from these weights
+        ctx.log(f"pre-training moved the weights by {_relative_change(initial, pretrained):.3g}")
         done = cfg.pretrain_steps
         curves: dict[str, list[float]] = {}
         for task in held:
-            adapted, demo = model, None
+            demo = None
             if cfg.adaptation == "finetune":
                 shots = pairs([task])(rng, cfg.adapt_examples)  # the few examples, fixed
-                adapted = copy.deepcopy(model)
-                train_on_pairs(
-                    adapted,
-                    vocab,
+                lm.train(
                     lambda r, k, shots=shots: [shots[i] for i in r.integers(0, len(shots), size=k)],
                     steps=cfg.adapt_steps,
                     batch=min(cfg.batch_size, len(shots)),
-                    lr=cfg.lr / 3,
+                    lr=lr / 3,
                     rng=rng,
                 )
             else:
                 demo = task.instance(cfg.train_max_length, rng)
             done += cfg.adapt_steps
-            curves[task.name] = self._evaluate(adapted, vocab, fmt, task, demo, rng)
+            curves[task.name] = self._evaluate(lm, fmt, task, demo, rng)
+            if cfg.adaptation == "finetune":
+                lm.restore(pretrained)
             done += 1
             ctx.progress(min(done, total), total, f"evaluated {task.name}")
             ctx.check_cancelled()
         self._report(ctx, method, curves, losses)
 
+    def _language_model(self, ctx: RunContext) -> tuple[CharLM | HFCausalLM, float]:
+        """The model to train and its learning rate: `model_path`, else the run's model, else
+        the char-level Llama from scratch."""
+        cfg = self.config
+        if cfg.model_path:
+            lm = HFCausalLM.from_pretrained(
+                cfg.model_path, device=ctx.device, dtype=cfg.model_dtype
+            )
+            source = cfg.model_path
+        else:
+            lm = from_context_model(ctx.model)
+            source = type(getattr(ctx.model, "model", None)).__name__
+        if lm is not None:
+            params = sum(p.numel() for p in lm.model.parameters())
+            ctx.log(f"fine-tuning Hugging Face model {source} ({params} parameters) on {lm.device}")
+            return lm, cfg.model_lr
+        model = build_model(CharVocab(), cfg.hidden, cfg.layers, seed=ctx.seed).to(ctx.device)
+        return CharLM(model), cfg.lr
+
     def _evaluate(
         self,
-        model: Any,
-        vocab: CharVocab,
+        lm: CharLM | HFCausalLM,
         fmt: Any,
         task: Task,
         demo: dict | None,
@@ -184,8 +215,8 @@ class MetaRFFTBenchmark(Benchmark):
                 fmt.one_shot_prompt(task, demo, x) if demo is not None else fmt.prompt(task, x)
                 for x in xs
             ]
-            max_new = max(len(fmt.target(task, x)) for x in xs) + 8
-            outs = greedy_complete(model, vocab, prompts, max_new)
+            max_new = max(lm.n_tokens(fmt.target(task, x)) for x in xs) + 8
+            outs = lm.complete(prompts, max_new)
             accs.append(float(np.mean([task.check(x, o) for x, o in zip(xs, outs, strict=False)])))
         return accs
 
@@ -226,3 +257,13 @@ class MetaRFFTBenchmark(Benchmark):
         )
         ctx.save_artifact("length_generalization", fig)
         ctx.save_artifact("accuracy_table", {"lengths": L.tolist(), "curves": curves})
+
+
+def _relative_change(before: dict, after: dict) -> float:
+    """||after - before|| / ||before|| over all floating-point weights."""
+    num = den = 0.0
+    for k, v in before.items():
+        if v.is_floating_point():
+            num += float((after[k].double() - v.double()).pow(2).sum())
+            den += float(v.double().pow(2).sum())
+    return float(np.sqrt(num / den)) if den > 0 else float("nan")
