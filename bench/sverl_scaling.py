@@ -1,20 +1,24 @@
 """FastSVERL: approximation error vs training updates, and cost vs exact enumeration as d grows.
 
-    .venv/bin/python -m bench.sverl_scaling                      # both tables, small settings
-    .venv/bin/python -m bench.sverl_scaling --dims 2 4 6 8 --updates 2000
+    .venv/bin/python -m bench.sverl_scaling                      # both tables, 5 seeds
+    .venv/bin/python -m bench.sverl_scaling --seeds 0 1 2 --dims 2 4 6 --updates 2000
 
 Table 1 runs each explainer on the gridworld (n=4, d=2) and Mastermind (2 pegs, 2 colours,
 2 guesses; d=8) for DQN and PPO agents and reports the Shapley MSE against exact enumeration
-at several update counts (the benchmark's train_shapley_mse curve). Table 2 grows the
-gridworld's dimension d (n=3) and reports exact time, method time, inference time and error,
-side by side in one run.
+at several update counts (the benchmark's train_shapley_mse curve), plus outcome explanations
+on the gridworld with the learned (paper) and the exact outcome characteristic. Table 2 grows
+the gridworld's dimension d (n=3) and reports exact time, method time, inference time and
+error, side by side in one run. Every cell is the mean over --seeds (each seed retrains the
+agent, recollects experience and retrains the explainer) with a 95% t confidence interval.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import torch
+from scipy import stats
 
 from workers.core import InMemoryRunContext, get_benchmark, get_method
 
@@ -25,15 +29,33 @@ def run(bench: dict, method: str, mcfg: dict, seed: int) -> InMemoryRunContext:
     return ctx
 
 
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """Mean and half-width of the 95% t confidence interval (nan with a single value)."""
+    x = np.asarray(values, dtype=float)
+    if len(x) < 2:
+        return float(x.mean()), float("nan")
+    half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
+    return float(x.mean()), float(half)
+
+
+def fmt(values: list[float], spec: str = ".2e") -> str:
+    m, h = mean_ci(values)
+    return f"{m:{spec}}" if np.isnan(h) else f"{m:{spec}} ± {h:{spec}}"
+
+
 def main(argv: list[str] | None = None) -> str:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--dims", type=int, nargs="*", default=[2, 3, 4, 5, 6])
-    ap.add_argument("--updates", type=int, default=1000)
+    ap.add_argument("--updates", type=int, default=600)
+    ap.add_argument("--outcome-updates", type=int, default=1500)
     ap.add_argument("--permutations", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     ap.add_argument("--skip-curves", action="store_true")
+    ap.add_argument(
+        "--envs", nargs="+", default=["gridworld", "mastermind"], help="environments of table 1"
+    )
     ap.add_argument(
         "--explanation",
         default="behaviour",
@@ -43,55 +65,65 @@ def main(argv: list[str] | None = None) -> str:
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
-    U = args.updates
+    U, seeds = args.updates, args.seeds
     mcfg = {"char_updates": U, "shapley_updates": U, "eval_every": max(1, U // 10)}
-    out: list[str] = []
+    out: list[str] = [f"seeds: {seeds}; cells: mean ± 95% CI half-width (t, n={len(seeds)})", ""]
     if not args.skip_curves:
         every = mcfg["eval_every"]  # the curve is logged every `every` updates and at the end
-        marks = sorted({0, every, 2 * every, 5 * every, U - 1} & ({*range(0, U, every)} | {U - 1}))
+        marks = sorted({0, every, 5 * every, U - 1} & ({*range(0, U, every)} | {U - 1}))
         out += [
             "| env | agent | explanation | method | "
             + " | ".join(f"MSE @ {m + 1} upd" for m in marks)
             + " | final rel. err |",
             "|---|---|---|---|" + "---|" * (len(marks) + 1),
         ]
-        settings = [
+        rows: list[tuple[dict, str, str, str, dict, str]] = []
+        for env_cfg, env_label in (
             ({"env": "gridworld", "grid_n": 4, "grid_d": 2}, "gridworld 4x4"),
             ({"env": "mastermind", "mm_guesses": 2}, "mastermind 2-2-2"),
-        ]
-        for env_cfg, env_label in settings:
+        ):
+            if env_cfg["env"] not in args.envs:
+                continue
+            if env_cfg["env"] == "gridworld":  # outcome explanations first: the new rows
+                for oc in ("learned", "exact"):
+                    extra = {"outcome_characteristic": oc, "outcome_updates": args.outcome_updates}
+                    for method in ("sverl-fastsverl", "sverl-fastsverl-offpolicy"):
+                        if oc == "exact" and method.endswith("offpolicy"):
+                            continue  # same exact characteristic: nothing off-policy about it
+                        rows.append(
+                            (
+                                {**env_cfg, "agent": "ppo", "explanation": "outcome"},
+                                env_label,
+                                "ppo",
+                                f"outcome ({oc} char.)",
+                                extra,
+                                method,
+                            )
+                        )
             for agent in ("dqn", "ppo"):
                 for expl in ("behaviour", "prediction"):
                     for method in ("sverl-fastsverl", "sverl-fastsverl-offpolicy"):
-                        ctx = run(
-                            {**env_cfg, "agent": agent, "explanation": expl},
-                            method,
-                            mcfg,
-                            args.seed,
+                        rows.append(
+                            (
+                                {**env_cfg, "agent": agent, "explanation": expl},
+                                env_label,
+                                agent,
+                                expl,
+                                {},
+                                method,
+                            )
                         )
-                        curve = dict(ctx.series("train_shapley_mse"))
-                        vals = " | ".join(f"{curve.get(m, float('nan')):.2e}" for m in marks)
-                        out.append(
-                            f"| {env_label} | {agent} | {expl} | {method} | {vals} | {ctx.summary['shapley_rel_err']:.3f} |"
-                        )
-                        print(out[-1], flush=True)
-            ctx = (
-                run(
-                    {**env_cfg, "agent": "ppo", "explanation": "outcome"},
-                    "sverl-fastsverl",
-                    mcfg,
-                    args.seed,
-                )
-                if env_cfg["env"] == "gridworld"
-                else None
+        for bench, env_label, agent, expl, extra, method in rows:
+            curves, rel = [], []
+            for seed in seeds:
+                ctx = run(bench, method, {**mcfg, **extra}, seed)
+                curves.append(dict(ctx.series("train_shapley_mse")))
+                rel.append(ctx.summary["shapley_rel_err"])
+            vals = " | ".join(fmt([c.get(m, float("nan")) for c in curves]) for m in marks)
+            out.append(
+                f"| {env_label} | {agent} | {expl} | {method} | {vals} | {fmt(rel, '.3f')} |"
             )
-            if ctx is not None:
-                curve = dict(ctx.series("train_shapley_mse"))
-                vals = " | ".join(f"{curve.get(m, float('nan')):.2e}" for m in marks)
-                out.append(
-                    f"| {env_label} | ppo | outcome (exact char.) | sverl-fastsverl | {vals} | {ctx.summary['shapley_rel_err']:.3f} |"
-                )
-                print(out[-1], flush=True)
+            print(out[-1], flush=True)
         out.append("")
     if not args.dims:
         return _emit(out, args.out)
@@ -113,12 +145,25 @@ def main(argv: list[str] | None = None) -> str:
             ("sverl-sampling", {**mcfg, "permutations": args.permutations}),
             ("sverl-enumeration", mcfg),
         ):
-            ctx = run(bench, method, cfg, args.seed)
-            s = ctx.summary
-            n_states = next(m for m in ctx.logs if "unique states" in m).split()[0]
+            res: dict[str, list[float]] = {}
+            for seed in seeds:
+                ctx = run(bench, method, cfg, seed)
+                res.setdefault("states", []).append(
+                    float(next(m for m in ctx.logs if "unique states" in m).split()[0])
+                )
+                for k in (
+                    "exact_seconds",
+                    "method_seconds",
+                    "speedup",
+                    "inference_ms_per_state",
+                    "shapley_mse",
+                    "shapley_rel_err",
+                ):
+                    res.setdefault(k, []).append(ctx.summary[k])
             out.append(
-                f"| {d} | {n_states} | {method} | {s['exact_seconds']:.3f} | {s['method_seconds']:.2f} | "
-                f"{s['speedup']:.3f} | {s['inference_ms_per_state']:.4f} | {s['shapley_mse']:.2e} | {s['shapley_rel_err']:.3f} |"
+                f"| {d} | {np.mean(res['states']):.0f} | {method} | {fmt(res['exact_seconds'], '.3f')} | "
+                f"{fmt(res['method_seconds'], '.2f')} | {fmt(res['speedup'], '.3f')} | "
+                f"{fmt(res['inference_ms_per_state'], '.4f')} | {fmt(res['shapley_mse'])} | {fmt(res['shapley_rel_err'], '.3f')} |"
             )
             print(out[-1], flush=True)
     return _emit(out, args.out)

@@ -66,19 +66,25 @@ FAST = {"char_updates": 60, "shapley_updates": 60, "eval_every": 20, "hidden": 3
         ("sverl-sampling", {"env": "mastermind", "mm_guesses": 1, "explanation": "prediction"}),
         ("sverl-enumeration", {"explanation": "prediction"}),
         ("sverl-fastsverl", {"explanation": "outcome", "grid_n": 3}),
+        ("sverl-fastsverl", {"explanation": "outcome", "grid_n": 3, "learned": True}),
     ],
 )
 def test_benchmark_end_to_end(method, bench):
-    cfg = dict(FAST, permutations=2) if method == "sverl-sampling" else FAST
+    cfg = dict(FAST, permutations=2) if method == "sverl-sampling" else dict(FAST)
+    learned = bench.pop("learned", False)
+    if bench.get("explanation") == "outcome":
+        cfg.update(outcome_characteristic="learned" if learned else "exact", outcome_updates=60)
     ctx = InMemoryRunContext(seed=0)
     get_benchmark("sverl-explain")({**SMALL, **bench}).run(ctx, get_method(method)(cfg))
     s = ctx.summary
     assert np.isfinite(s["shapley_mse"]) and s["shapley_mse"] >= 0
     assert (
-        s["efficiency_gap"] < 1e-3
-        if bench.get("explanation") == "outcome"
+        s["efficiency_gap"] < 1e-3  # exact characteristic: efficiency against the ground truth
+        if bench.get("explanation") == "outcome" and not learned
         else np.isfinite(s["efficiency_gap"])
     )
+    if learned:
+        assert ctx.series("outcome_char_loss") and ctx.series("policy_char_loss")
     assert ctx.progress_updates[-1][:2] == (5, 5)
     assert json.loads(ctx.artifacts["explanations.plotly.json"][0])["data"]
     if method.startswith("sverl-fastsverl"):
@@ -91,7 +97,10 @@ def test_more_updates_reduce_error():
     for n in (5, 400):
         ctx = InMemoryRunContext(seed=0)
         get_benchmark("sverl-explain")({**SMALL, "explanation": "outcome", "grid_n": 3}).run(
-            ctx, get_method("sverl-fastsverl")(dict(FAST, shapley_updates=n))
+            ctx,
+            get_method("sverl-fastsverl")(
+                dict(FAST, shapley_updates=n, outcome_characteristic="exact")
+            ),
         )
         errs.append(ctx.summary["shapley_mse"])
     assert errs[1] < 0.5 * errs[0]

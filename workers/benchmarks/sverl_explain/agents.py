@@ -196,18 +196,27 @@ def train_agent(kind: str, env: gym.Env, budget: int, seed: int) -> Agent:
     raise ValueError(f"agent must be 'dqn' or 'ppo', not {kind!r}")
 
 
-def rollout_states(env: gym.Env, policy, n: int, rng: np.random.Generator, seed: int = 0):
-    """n on-policy steps: states, actions and log pi(a|s) of the acting policy (for off-policy weights)."""
-    S, A, LP = [], [], []
+def rollout_states(
+    env: gym.Env, policy, n: int, rng: np.random.Generator, seed: int = 0, transitions: bool = False
+):
+    """n on-policy steps: states, actions and log pi(a|s) of the acting policy (for off-policy
+    weights), episode returns and, with transitions=True, (rewards, next states, terminated)
+    as a fifth item (time-limit truncation is not termination: the MDP itself has no horizon)."""
+    S, A, LP, R, S2, D = [], [], [], [], [], []
     obs, _ = env.reset(seed=seed)
     ep_ret, returns = 0.0, []
     for _ in range(n):
         a, lp = policy(obs, rng)
         S.append(obs), A.append(a), LP.append(lp)
         obs, r, term, trunc, _ = env.step(a)
+        R.append(r), S2.append(obs), D.append(term)
         ep_ret += r
         if term or trunc:
             returns.append(ep_ret)
             ep_ret = 0.0
             obs, _ = env.reset()
-    return np.array(S, dtype=np.float32), np.array(A), np.array(LP, dtype=np.float32), returns
+    out = (np.array(S, dtype=np.float32), np.array(A), np.array(LP, dtype=np.float32), returns)
+    if transitions:
+        trans = (np.array(R, dtype=np.float32), np.array(S2, dtype=np.float32), np.array(D))
+        return out + (trans,)
+    return out

@@ -63,7 +63,7 @@ class SverlConfig(PluginConfig):
     agent_budget: int = Field(2560, ge=256, le=1_000_000, description="Agent training steps.")
     explanation: Literal["behaviour", "prediction", "outcome"] = Field(
         "behaviour",
-        description="Explain the policy, the value, or the outcome (return; gridworld only, exact characteristic).",
+        description="Explain the policy, the value, or the outcome (return; gridworld only, scored against the exact outcome characteristic).",
     )
     buffer_steps: int = Field(
         2000, ge=200, le=1_000_000, description="Experience steps collected for explanation."
@@ -145,7 +145,9 @@ class SverlBenchmark(Benchmark):
         ctx.progress(0, 5, "training agent")
         agent = train_agent(cfg.agent, env, cfg.agent_budget, ctx.seed)
         env_seed = int(rng.integers(2**31))  # distinct from the agent's RNG streams
-        S, _, _, returns = rollout_states(env, agent.act, cfg.buffer_steps, rng, seed=env_seed)
+        S, A_on, _, returns, T_on = rollout_states(
+            env, agent.act, cfg.buffer_steps, rng, seed=env_seed, transitions=True
+        )
         A = env.action_space.n
 
         def mu(obs, r):  # behaviour policy for the off-policy variant: half agent, half uniform
@@ -159,7 +161,9 @@ class SverlBenchmark(Benchmark):
             a = int(r.choice(A, p=p))
             return a, float(np.log(p[a]))
 
-        S_off, A_off, LP_off, _ = rollout_states(env, mu, cfg.buffer_steps, rng, seed=env_seed + 1)
+        S_off, A_off, LP_off, _, T_off = rollout_states(
+            env, mu, cfg.buffer_steps, rng, seed=env_seed + 1, transitions=True
+        )
         states, inv = np.unique(np.concatenate([S, S_off]), axis=0, return_inverse=True)
         inv = inv.reshape(-1)
         on_idx, off_idx = inv[: len(S)], inv[len(S) :]
@@ -206,6 +210,10 @@ class SverlBenchmark(Benchmark):
             off_logp=LP_off,
             target_logp=np.log(np.maximum(probs, 1e-12)).astype(np.float32),
             exact_table=table if cfg.explanation == "outcome" else None,
+            policy=_frozen(agent.probs),
+            transitions=_transitions(S, A_on, T_on),
+            off_transitions=_transitions(S_off, A_off, T_off),
+            gamma=cfg.gamma,
             report=report,
             check_cancelled=ctx.check_cancelled,
         )
@@ -255,6 +263,23 @@ class SverlBenchmark(Benchmark):
         full[:, where] = pol_tab
         out = outcome_table(trans, pi_all, full, gamma)[:, where]
         return out, out[-1]
+
+
+def _frozen(fn):
+    def policy(states: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            return fn(states).float()
+
+    return policy
+
+
+def _transitions(S, A, T) -> tuple:
+    """(obs, actions, rewards, next_obs, terminated) as tensors."""
+    R, S2, D = T
+    return tuple(
+        torch.as_tensor(x)
+        for x in (S, np.asarray(A, dtype=np.int64), R, S2, np.asarray(D, dtype=np.float32))
+    )
 
 
 def explanation_figure(states: np.ndarray, phi: np.ndarray, exact: np.ndarray, weights: np.ndarray):

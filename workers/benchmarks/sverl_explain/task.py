@@ -21,8 +21,9 @@ class ExplanationTask:
     indices into `states` (repeats follow the steady-state distribution); f: the explained
     quantity at each unique state (U, out), i.e. pi(.|s), V(s) or, for outcome, v(F)(s).
     Off-policy experience: off_idx / off_actions / off_logp from a behaviour policy mu, and
-    target_logp (U, A) = log pi(a|s) of the explained policy. `characteristic` is only set when
-    the benchmark gives methods the exact characteristic (outcome explanations).
+    target_logp (U, A) = log pi(a|s) of the explained policy. For outcome explanations the task
+    also carries the exact characteristic (`exact_table`, the ground truth; methods may use it
+    for the paper's "exact outcome" setting or learn their own from `transitions` + `policy`).
     """
 
     d: int
@@ -36,6 +37,12 @@ class ExplanationTask:
     off_logp: np.ndarray
     target_logp: np.ndarray
     exact_table: np.ndarray | None = None
+    # outcome explanations: the agent's policy pi(.|s) and experience transitions
+    # (obs, actions, rewards, next_obs, terminated) on- and off-policy, and the discount
+    policy: Callable[[torch.Tensor], torch.Tensor] | None = None
+    transitions: tuple | None = None
+    off_transitions: tuple | None = None
+    gamma: float = 0.99
     report: Callable[[int, Explainer, str], None] = lambda step, fn, phase: None
     check_cancelled: Callable[[], None] = lambda: None
     _index: dict = field(default_factory=dict, repr=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 from pydantic import Field
 
@@ -14,6 +16,10 @@ from workers.methods.sverl_fastsverl.fastsverl import (
     FastSVERL,
     importance_weights,
     train_characteristic,
+)
+from workers.methods.sverl_fastsverl.outcome import (
+    OutcomeCharacteristicModel,
+    train_outcome_characteristic,
 )
 
 
@@ -29,26 +35,47 @@ class FastSVERLConfig(PluginConfig):
     eval_every: int = Field(
         100, ge=1, le=100_000, description="Log the error vs exact every k updates."
     )
+    outcome_characteristic: Literal["learned", "exact"] = Field(
+        "learned",
+        description="Outcome explanations: learn the outcome characteristic (paper) or use the exact one.",
+    )
+    outcome_updates: int = Field(
+        1500, ge=1, le=1_000_000, description="TD updates of the learned outcome characteristic."
+    )
+    tau: float = Field(
+        0.05, gt=0, le=1, description="Polyak rate of the outcome critic's target network."
+    )
 
 
 def learn_characteristic(
     task: ExplanationTask, cfg, off_policy: bool, gen: torch.Generator, ctx: RunContext
 ) -> CharFn:
-    """The characteristic the Shapley model explains: exact if the task gives it, else learned."""
-    if task.has_exact_characteristic:
-        return task.characteristic
+    """The characteristic the Shapley model explains: for outcome explanations the exact one
+    (if configured) or FastSVERL's learned outcome characteristic; else the learned
+    behaviour/prediction characteristic."""
+    if task.explanation == "outcome":
+        if getattr(cfg, "outcome_characteristic", "learned") == "exact":
+            return task.characteristic
+        return learn_outcome_characteristic(task, cfg, off_policy, gen, ctx)
+    return _learn_conditional(task, task.f, cfg, off_policy, gen, ctx, "char_loss")
+
+
+def _learn_conditional(
+    task: ExplanationTask, f, cfg, off_policy: bool, gen: torch.Generator, ctx, metric: str
+) -> CharFn:
+    """Behaviour/prediction characteristic g(s, C) ~ E[f(s') | s'_C = s_C] from experience."""
     idx = task.off_idx if off_policy else task.buffer_idx
-    states, targets = task.states_tensor(idx), torch.as_tensor(task.f[idx])
+    states, targets = task.states_tensor(idx), torch.as_tensor(f[idx])
     weights = None
     if off_policy:
         tgt = torch.as_tensor(task.target_logp[idx, task.off_actions])
         weights = importance_weights(tgt, torch.as_tensor(task.off_logp), cfg.clip)
-    model = CharacteristicModel(task.d, task.out_dim, cfg.hidden)
+    model = CharacteristicModel(task.d, targets.shape[1], cfg.hidden)
 
     def cb(step: int, loss: float) -> None:
         if step % cfg.eval_every == 0:
             task.check_cancelled()
-            ctx.log_metrics(step, char_loss=loss)
+            ctx.log_metrics(step, **{metric: loss})
 
     train_characteristic(
         model,
@@ -68,6 +95,48 @@ def learn_characteristic(
             return model(s, m)
 
     return char
+
+
+def learn_outcome_characteristic(
+    task: ExplanationTask, cfg, off_policy: bool, gen: torch.Generator, ctx: RunContext
+) -> CharFn:
+    """FastSVERL outcome characteristic: a learned behaviour characteristic pi_C, then the
+    (s_e, C)-conditioned critic trained by TD on the experience's transitions."""
+    if task.policy is None or task.transitions is None:
+        raise ValueError("outcome explanations need task.policy and task.transitions")
+    pi = torch.as_tensor(task.target_logp).exp()
+    policy_char = _learn_conditional(
+        task, pi.numpy(), cfg, off_policy, gen, ctx, "policy_char_loss"
+    )
+    obs, actions, rewards, next_obs, dones = (
+        task.off_transitions if off_policy else task.transitions
+    )
+    explained = task.states_tensor(task.buffer_idx)  # s_e ~ steady-state distribution
+    model = OutcomeCharacteristicModel(task.d, pi.shape[1], cfg.hidden)
+
+    def cb(step: int, loss: float) -> None:
+        if step % cfg.eval_every == 0:
+            task.check_cancelled()
+            ctx.log_metrics(step, outcome_char_loss=loss)
+
+    return train_outcome_characteristic(
+        model,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        dones,
+        explained,
+        task.policy,
+        policy_char,
+        task.gamma,
+        cfg.outcome_updates,
+        cfg.batch,
+        cfg.lr,
+        cfg.tau,
+        gen=gen,
+        callback=cb,
+    )
 
 
 def _per_sample(weights: torch.Tensor | None, n: int) -> torch.Tensor | None:
