@@ -99,7 +99,11 @@ TEMPLATES = [
 ]
 
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    # No persistent connections by default: under ASGI every request runs in its own short-lived
+    # thread, and kept-alive connections pile up until PostgreSQL refuses new clients (seen in
+    # bench/load_test.py). Put PgBouncer in front and raise this only for worker processes.
+    DATABASES = {"default": dj_database_url.parse(
+        DATABASE_URL, conn_max_age=int(os.environ.get("CRUCIBLE_DB_CONN_MAX_AGE", "0")), conn_health_checks=True)}
 else:
     DATABASES = {
         "default": {

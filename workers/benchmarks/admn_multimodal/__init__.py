@@ -1,0 +1,1 @@
+from workers.benchmarks.admn_multimodal import benchmark  # noqa: F401  (registers the benchmark)
