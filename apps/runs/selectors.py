@@ -26,9 +26,18 @@ def run_can_view(user, run: Run) -> bool:
 
 
 def run_can_modify(user, run: Run) -> bool:
+    """Cancel/retry: the run's owner, staff, or a maintainer/admin of the run's team. Plain
+    members of a team see its runs but cannot stop a colleague's work."""
     if not user or not user.is_authenticated:
         return False
-    return user.is_staff or run.owner_id == user.pk or (run.team_id is not None and run.team_id in user.team_ids())
+    if user.is_staff or run.owner_id == user.pk:
+        return True
+    if run.team_id is None:
+        return False
+    from apps.accounts.models import Membership
+
+    return Membership.objects.filter(user=user, team_id=run.team_id,
+                                     role__in=[Membership.Role.MAINTAINER, Membership.Role.ADMIN]).exists()
 
 
 def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict[str, list]]:

@@ -89,3 +89,28 @@ def test_model_api_key_is_encrypted_and_never_returned(api):
     assert "sk-secret-123" not in api.get("/api/models/gpt-local/").content.decode()
     bad = api.post("/api/models/", {"name": "x", "kind": "openai"}, format="json")
     assert bad.status_code == 400 and {"base_url", "model_id"} <= bad.json()["errors"].keys()
+
+
+def test_team_roles_decide_who_may_cancel(api, synced):
+    """Members of a team see its runs; only maintainers/admins (and the owner) may cancel them."""
+    from apps.accounts.models import Membership, Team
+    from apps.accounts.services import user_create
+    from apps.pools.models import WorkerPool
+    from apps.runs.models import Run
+
+    WorkerPool.objects.filter(name="default").update(paused=True)
+    team = Team.objects.create(name="lab")
+    Membership.objects.create(user=api.user, team=team, role="member")
+    member = user_create(username="mia", password="mia-password-123")
+    maintainer = user_create(username="max", password="max-password-123")
+    Membership.objects.create(user=member, team=team, role="member")
+    Membership.objects.create(user=maintainer, team=team, role="maintainer")
+    run_id = api.post("/api/runs/", {"benchmark": "probe", "method": "probe_fast", "visibility": "team"},
+                      format="json").json()["id"]
+    Run.objects.filter(pk=run_id).update(team=team)
+    member_client = client_with(api_token_create(user=member)[1])
+    assert member_client.get(f"/api/runs/{run_id}/").status_code == 200
+    assert member_client.post(f"/api/runs/{run_id}/cancel/").status_code == 403
+    assert Run.objects.get(pk=run_id).status == "queued"
+    maintainer_client = client_with(api_token_create(user=maintainer)[1])
+    assert maintainer_client.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import re
-import tarfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from workers.benchmarks.stark.instance import (
     tracking_prompt,
     tracking_steps,
 )
+from workers.core.data import safe_extract
 
 csv.field_size_limit(1 << 30)
 
@@ -243,9 +243,7 @@ def unpack_release(archive: str | Path, dest: str | Path) -> Path:
     dest = Path(dest)
     marker = dest / ".unpacked"
     if not marker.exists():
-        dest.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(dest, filter="data")
+        safe_extract(archive, dest)  # no traversal, links or decompression bombs
         marker.write_text(str(archive))
     for candidate in [dest, *sorted(p for p in dest.iterdir() if p.is_dir())]:
         if any((candidate / name).is_dir() for name in TIER_DIRS):
