@@ -23,6 +23,7 @@ class Team(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     max_concurrent_runs = models.PositiveIntegerField(default=50)
     max_runs_per_day = models.PositiveIntegerField(default=5000)
+    max_storage_bytes = models.PositiveBigIntegerField(default=20 * 1024**3, help_text="uploads and artifacts")
 
     def __str__(self) -> str:
         return self.name

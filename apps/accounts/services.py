@@ -56,3 +56,26 @@ def api_token_revoke(*, token: ApiToken) -> None:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+
+
+def team_storage_used(*, team: Team) -> int:
+    """Bytes a team stores: its datasets' versions and its runs' artifacts."""
+    from django.db.models import Sum
+
+    from apps.catalog.models import DatasetVersion
+    from apps.runs.models import Artifact
+
+    datasets = DatasetVersion.objects.filter(dataset__team=team).aggregate(n=Sum("size_bytes"))["n"] or 0
+    artifacts = Artifact.objects.filter(run__team=team).aggregate(n=Sum("size_bytes"))["n"] or 0
+    return int(datasets) + int(artifacts)
+
+
+def storage_quota_check(*, user, incoming_bytes: int, field: str = "file") -> None:
+    """Refuse an upload that would take the user's personal team over its storage quota."""
+    if user is None or not user.is_authenticated or user.is_staff:
+        return
+    team = team_get_or_create_personal(user=user)
+    used = team_storage_used(team=team)
+    if used + incoming_bytes > team.max_storage_bytes:
+        raise ValidationError({field: f"storage quota: team {team.name} stores {used} of {team.max_storage_bytes} "
+                                      f"bytes; this upload needs {incoming_bytes} more"})

@@ -135,6 +135,9 @@ def dataset_version_create_upload(*, name: str, user, uploaded, description: str
         raise ValidationError({"file": f"file is {uploaded.size} bytes; the limit is {settings.CRUCIBLE_MAX_UPLOAD_BYTES}"})
     if uploaded.size == 0:
         raise ValidationError({"file": "file is empty"})
+    from apps.accounts.services import storage_quota_check
+
+    storage_quota_check(user=user, incoming_bytes=uploaded.size)
     digest = hashlib.sha256()
     for chunk in uploaded.chunks():
         digest.update(chunk)

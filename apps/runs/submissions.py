@@ -29,6 +29,9 @@ def predictions_submit(*, user, benchmark: str, uploaded, benchmark_config: dict
         raise ValidationError({"file": "upload a predictions file (JSONL: one {\"id\", \"answer\"} per line)"})
     if uploaded.size > MAX_PREDICTIONS_BYTES:
         raise ValidationError({"file": f"file is {uploaded.size} bytes; the limit is {MAX_PREDICTIONS_BYTES}"})
+    from apps.accounts.services import storage_quota_check
+
+    storage_quota_check(user=user, incoming_bytes=uploaded.size)
     if benchmark_config is not None and not isinstance(benchmark_config, dict):
         raise ValidationError({"benchmark_config": "must be an object"})
     stored = default_storage.save(f"submissions/{uuid.uuid4().hex}.jsonl", uploaded)
