@@ -114,3 +114,20 @@ def test_team_roles_decide_who_may_cancel(api, synced):
     assert Run.objects.get(pk=run_id).status == "queued"
     maintainer_client = client_with(api_token_create(user=maintainer)[1])
     assert maintainer_client.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"
+
+
+def test_private_datasets_and_models_are_team_only(api, synced):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.accounts.services import user_create
+
+    up = api.post("/api/datasets/", {"name": "secret-set", "visibility": "team",
+                                     "file": SimpleUploadedFile("s.csv", b"a,b\n")}, format="multipart")
+    assert up.status_code == 201
+    assert api.post("/api/models/", {"name": "secret-model", "kind": "hf_local", "path": "/models/x",
+                                     "visibility": "team"}, format="json").status_code == 201
+    outsider = client_with(api_token_create(user=user_create(username="eve", password="eve-password-123"))[1])
+    assert outsider.get("/api/datasets/secret-set/").status_code == 404
+    assert outsider.get("/api/models/secret-model/").status_code == 404
+    assert "secret-set" not in str(outsider.get("/api/datasets/").json())
+    assert api.get("/api/datasets/secret-set/").status_code == 200
