@@ -56,20 +56,17 @@ def test_storage_quota_refuses_uploads_and_keeps_data(api, paused):
     assert len(versions) == 1 and versions[0]["size_bytes"] == 60, "the stored version is untouched"
 
 
-def test_per_token_throttle(api, settings, paused):
+def test_per_token_throttle(api, monkeypatch, paused):
     from django.core.cache import cache
-    from rest_framework.settings import api_settings
 
-    cache.clear()
-    rates = {**api_settings.DEFAULT_THROTTLE_RATES, "token": "5/min"}
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
     from apps.accounts.throttles import TokenRateThrottle
 
-    TokenRateThrottle.THROTTLE_RATES = rates
+    # monkeypatch restores the class attribute afterwards, so no other test is throttled.
+    monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {**TokenRateThrottle.THROTTLE_RATES, "token": "5/min"})
+    cache.clear()
     try:
         codes = [api.get("/api/benchmarks/").status_code for _ in range(7)]
     finally:
-        TokenRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
         cache.clear()
     assert codes[:5] == [200] * 5 and codes[5:] == [429, 429]
 
