@@ -32,14 +32,19 @@ class Command(BaseCommand):
             children.append(subprocess.Popen([sys.executable, manage, "crucible_worker", "--pool", pool,
                                               "--hostname", f"{pool}-embedded{i}-%h"], env=os.environ.copy()))
         self.stdout.write(self.style.SUCCESS(f"Crucible ({settings.PROFILE} profile) on http://{host}:{port}/ with {workers} worker(s)"))
+        # SIGTERM (e.g. from a process manager) must stop the worker children too, not orphan them.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
-            subprocess.call([sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "crucible.asgi:application"],
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(settings.BASE_DIR) / "platform"), str(settings.BASE_DIR)])})
-        except KeyboardInterrupt:
+            web = subprocess.Popen([sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "crucible.asgi:application"],
+                                   env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(settings.BASE_DIR) / "platform"), str(settings.BASE_DIR)])})
+            children.append(web)
+            web.wait()
+        except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             for child in children:
-                child.send_signal(signal.SIGTERM)
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
             for child in children:
                 try:
                     child.wait(timeout=20)
