@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Avg, Count, F
 
 from apps.catalog.models import Benchmark, Paper
-from apps.leaderboards.stats import sample_sd, t_halfwidth
+from apps.leaderboards.stats import ci95_from_moments
 from apps.runs.models import RunStatus, SummaryMetric
 
 
@@ -19,7 +19,7 @@ def _measure(benchmark: Benchmark, method: str, metric: str) -> dict[str, Any] |
     )
     if not agg["n"]:
         return None
-    return {"mean": agg["mean"], "ci95": t_halfwidth(sample_sd(agg["mean"], agg["mean_sq"], agg["n"]), agg["n"]), "n": agg["n"]}
+    return {"mean": agg["mean"], "ci95": ci95_from_moments(agg["mean"], agg["mean_sq"], agg["n"]), "n": agg["n"]}
 
 
 def reproduction_rows() -> list[dict[str, Any]]:

@@ -156,6 +156,22 @@ def dataset_version_create_upload(*, name: str, user, uploaded, description: str
     return version
 
 
+def dataset_version_record(*, name: str, content_hash: str, source: str, benchmark: Benchmark) -> DatasetVersion:
+    """The catalogue entry of a dataset a run read (`ctx.record_dataset`): one version per
+    content hash, created the first time it is seen."""
+    from django.utils.text import slugify
+
+    slug = slugify(name.replace("/", "-").replace(".", "-"))[:120] or "dataset"
+    dataset, _ = Dataset.objects.get_or_create(name=slug, defaults={"benchmark": benchmark, "description": name})
+    version = dataset.versions.filter(content_hash=content_hash).first()
+    if version is None:
+        kind = (DatasetVersion.Source.URL if source.startswith(("http://", "https://")) else
+                DatasetVersion.Source.SHARED if "shared/data" in source else DatasetVersion.Source.GENERATOR)
+        version = DatasetVersion.objects.create(dataset=dataset, version=_next_version(dataset), source=kind,
+                                                content_hash=content_hash, path=source[:500])
+    return version
+
+
 @transaction.atomic
 def dataset_version_create_url(*, name: str, user, url: str, sha256: str, description: str = "",
                                visibility: str = Visibility.PUBLIC, benchmark: str | None = None) -> DatasetVersion:

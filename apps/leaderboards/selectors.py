@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Avg, Count, F, Max
 
 from apps.catalog.models import Benchmark
-from apps.leaderboards.stats import sample_sd, t_halfwidth
+from apps.leaderboards.stats import ci95_from_moments
 from apps.runs.models import Run, RunStatus, SummaryMetric
 from apps.runs.selectors import visible_q
 
@@ -42,7 +42,7 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
         row.setdefault("config_hash", group[2])
         row["last_run"] = max(row.get("last_run", 0), a["last_run"])
         row.setdefault("metrics", {})[a["key"]] = {
-            "mean": a["mean"], "ci95": t_halfwidth(sample_sd(a["mean"], a["mean_sq"], a["n"]), a["n"]), "n": a["n"],
+            "mean": a["mean"], "ci95": ci95_from_moments(a["mean"], a["mean_sq"], a["n"]), "n": a["n"],
         }
     # One extra query for the configs shown on each row (the latest run of each group).
     last_ids = [r["last_run"] for r in rows.values()]

@@ -20,3 +20,8 @@ def sample_sd(mean: float | None, mean_sq: float | None, n: int) -> float | None
     if n < 2 or mean is None or mean_sq is None:
         return None
     return math.sqrt(max(mean_sq - mean * mean, 0.0) * n / (n - 1))
+
+
+def ci95_from_moments(mean: float | None, mean_sq: float | None, n: int) -> float | None:
+    """95% CI half-width of a mean from the SQL aggregates E[x], E[x^2] and n."""
+    return t_halfwidth(sample_sd(mean, mean_sq, n), n)

@@ -37,17 +37,15 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        qs = selectors.runs_visible(self.request.user)
         params = self.request.query_params
-        for field in ("benchmark", "method", "model", "pool"):
-            if value := params.get(field):
-                qs = qs.filter(**{f"{field}__name": value})
-        if value := params.get("status"):
-            qs = qs.filter(status__in=value.split(","))
-        if value := params.get("sweep"):
-            if not value.isdigit():
-                raise serializers.ValidationError({"sweep": "must be an integer id"})
-            qs = qs.filter(sweep_id=int(value))
+        sweep = params.get("sweep")
+        if sweep and not sweep.isdigit():
+            raise serializers.ValidationError({"sweep": "must be an integer id"})
+        qs = selectors.runs_filter(
+            selectors.runs_visible(self.request.user),
+            **{f: params.get(f, "") for f in ("benchmark", "method", "model", "pool")},
+            statuses=[s for s in params.get("status", "").split(",") if s], sweep_id=int(sweep) if sweep else None,
+        )
         if params.get("mine") in ("1", "true"):
             qs = qs.filter(owner=self.request.user)
         return qs.order_by("-id")

@@ -16,7 +16,7 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from apps.catalog.crypto import decrypt_secret
-from apps.catalog.models import DatasetVersion, ModelEntry
+from apps.catalog.models import ModelEntry
 from apps.pools.models import Worker
 from apps.runs.context import DjangoRunContext
 from apps.runs.dbretry import with_db_retry
@@ -179,26 +179,13 @@ def _flush_quietly(ctx: DjangoRunContext | None) -> None:
 
 
 def _record_datasets(run: Run, used: dict[str, str], sources: dict[str, str]) -> None:
-    """Link the run to a DatasetVersion per dataset it used, creating the catalogue entries the
-    first time a (name, content hash) is seen, so every dataset version a run read is listed."""
+    """Link the run to a DatasetVersion per dataset it used, so every version a run read is listed."""
     if not used:
         return
-    from django.utils.text import slugify
-
-    from apps.catalog.models import Dataset
+    from apps.catalog.services import dataset_version_record
 
     Run.objects.filter(pk=run.pk).update(datasets_used=used)
-    versions = []
-    for name, content_hash in used.items():
-        slug = slugify(name.replace("/", "-").replace(".", "-"))[:120] or "dataset"
-        dataset, _ = Dataset.objects.get_or_create(name=slug, defaults={"benchmark": run.benchmark, "description": name})
-        version = dataset.versions.filter(content_hash=content_hash).first()
-        if version is None:
-            source = sources.get(name, "")
-            kind = (DatasetVersion.Source.URL if source.startswith(("http://", "https://")) else
-                    DatasetVersion.Source.SHARED if "shared/data" in source else DatasetVersion.Source.GENERATOR)
-            last = dataset.versions.order_by("-version").values_list("version", flat=True).first() or 0
-            version = DatasetVersion.objects.create(dataset=dataset, version=last + 1, source=kind,
-                                                    content_hash=content_hash, path=source[:500])
-        versions.append(version)
-    run.dataset_versions.add(*versions)
+    run.dataset_versions.add(*[
+        dataset_version_record(name=name, content_hash=content_hash, source=sources.get(name, ""), benchmark=run.benchmark)
+        for name, content_hash in used.items()
+    ])

@@ -21,6 +21,19 @@ def runs_visible(user) -> QuerySet[Run]:
     return Run.objects.filter(visible_q(user)).select_related("benchmark", "method", "model", "pool", "owner")
 
 
+def runs_filter(qs: QuerySet[Run], *, benchmark: str = "", method: str = "", model: str = "", pool: str = "",
+                statuses: list[str] | None = None, sweep_id: int | None = None) -> QuerySet[Run]:
+    """The run-list filters the page and the API share (names, statuses, sweep)."""
+    for field, value in (("benchmark", benchmark), ("method", method), ("model", model), ("pool", pool)):
+        if value:
+            qs = qs.filter(**{f"{field}__name": value})
+    if statuses:
+        qs = qs.filter(status__in=statuses)
+    if sweep_id is not None:
+        qs = qs.filter(sweep_id=sweep_id)
+    return qs
+
+
 def run_can_view(user, run: Run) -> bool:
     return runs_visible(user).filter(pk=run.pk).exists()
 

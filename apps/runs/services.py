@@ -9,7 +9,6 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
@@ -105,14 +104,18 @@ def _check_quota(user, new_runs: int) -> None:
             raise ValidationError({"quota": f"team {team.name} may submit {team.max_runs_per_day} runs a day; it has {today}"})
 
 
-def _new_run(*, user, bench, meth, model_entry, pool, bconf, mconf, seed: int, sweep=None, name: str = "",
-             retry_of=None, visibility: str = "public", is_chunk: bool = False) -> Run:
+def _owner_team(user):
     from apps.accounts.services import team_get_or_create_personal
 
+    return team_get_or_create_personal(user=user) if user else None
+
+
+def _new_run(*, user, team, bench, meth, model_entry, pool, bconf, mconf, seed: int, sweep=None, name: str = "",
+             retry_of=None, visibility: str = "public", is_chunk: bool = False) -> Run:
     if not isinstance(seed, int) or isinstance(seed, bool) or not (0 <= seed < 2**31):
         raise ValidationError({"seed": "must be an integer in [0, 2^31)"})
     run = Run(
-        owner=user, team=team_get_or_create_personal(user=user) if user else None, visibility=visibility,
+        owner=user, team=team, visibility=visibility,
         benchmark=bench, method=meth, model=model_entry, pool=pool, benchmark_config=bconf, method_config=mconf,
         config_hash=config_hash(bconf, mconf, model_entry.pk if model_entry else None), seed=seed, sweep=sweep,
         name=name[:200], retry_of=retry_of, is_chunk=is_chunk,
@@ -132,8 +135,8 @@ def run_submit(*, user, benchmark: str, method: str, model: str | None = None, b
                                                   allow_submission_only=allow_submission_only)
     bconf, mconf = configs_validate(bench, meth, benchmark_config, method_config)
     _check_quota(user, 1)
-    return _new_run(user=user, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
-                    mconf=mconf, seed=seed, name=name, visibility=visibility)
+    return _new_run(user=user, team=_owner_team(user), bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj,
+                    bconf=bconf, mconf=mconf, seed=seed, name=name, visibility=visibility)
 
 
 def _expand_grid(grid: dict[str, list]) -> list[dict[str, Any]]:
@@ -192,9 +195,10 @@ def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None,
     sweep = Sweep.objects.create(owner=user, benchmark=bench, method=meth, model=model_entry,
                                  benchmark_config=base_b or {}, method_config=base_m or {}, grid=grid or {},
                                  seeds=seeds, name=name[:200])
+    team = _owner_team(user)
     for bconf, mconf in configs:
         for seed in seeds:
-            _new_run(user=user, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
+            _new_run(user=user, team=team, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
                      mconf=mconf, seed=seed, sweep=sweep, name=name, is_chunk=bool(shards and shards > 1))
     return sweep
 
@@ -209,10 +213,14 @@ def run_dispatch(*, run_id: int) -> bool:
     if not run.pool.accepting:
         Run.objects.filter(pk=run_id).update(dispatched_at=None)
         return False
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        Run.objects.filter(pk=run_id).update(dispatched_at=timezone.now())
-    execute_run.apply_async(args=[run.pk, run.attempt], queue=run.pool.queue)
-    Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(dispatched_at=timezone.now())
+    # Stamp before publishing: an eager (in-process) execution finishes inside apply_async.
+    Run.objects.filter(pk=run_id).update(dispatched_at=timezone.now())
+    try:
+        execute_run.apply_async(args=[run.pk, run.attempt], queue=run.pool.queue)
+    except Exception:
+        # No message was sent: leave the run undispatched so reconciliation sends it again.
+        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(dispatched_at=None)
+        raise
     return True
 
 
@@ -247,7 +255,8 @@ def run_retry(*, run: Run, user) -> Run:
     if not run.is_terminal:
         raise ValidationError({"status": "only finished, failed or cancelled runs can be retried"})
     _check_quota(user, 1)
-    return _new_run(user=user or run.owner, bench=run.benchmark, meth=run.method, model_entry=run.model,
+    owner = user or run.owner
+    return _new_run(user=owner, team=_owner_team(owner), bench=run.benchmark, meth=run.method, model_entry=run.model,
                     pool=run.pool, bconf=run.benchmark_config, mconf=run.method_config, seed=run.seed,
                     sweep=run.sweep, name=run.name, retry_of=run, visibility=run.visibility)
 

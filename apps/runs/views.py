@@ -95,15 +95,14 @@ def _parse_seeds(raw: str, errors: dict) -> list[int]:
 
 @login_required
 def run_list(request):
-    qs = selectors.runs_visible(request.user).order_by("-id")
-    filters = {}
-    for field in ("benchmark", "method", "status"):
-        if value := request.GET.get(field):
-            filters[field] = value
-            qs = qs.filter(**({f"{field}__name": value} if field != "status" else {"status": value}))
-    if (sweep := request.GET.get("sweep", "")).isdigit():
-        qs = qs.filter(sweep_id=int(sweep))
+    filters = {f: request.GET[f] for f in ("benchmark", "method", "status") if request.GET.get(f)}
+    sweep = request.GET.get("sweep", "")
+    if sweep.isdigit():
         filters["sweep"] = sweep
+    qs = selectors.runs_filter(selectors.runs_visible(request.user), benchmark=filters.get("benchmark", ""),
+                               method=filters.get("method", ""),
+                               statuses=[filters["status"]] if "status" in filters else None,
+                               sweep_id=int(sweep) if sweep.isdigit() else None).order_by("-id")
     return render(request, "runs/list.html", {"runs": qs[:200], "filters": filters,
                                               "benchmarks": Benchmark.objects.filter(active=True),
                                               "methods": Method.objects.filter(active=True)})
