@@ -18,7 +18,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,11 +28,7 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.support import free_port  # noqa: E402
 
 
 def recreate_database(url: str) -> None:
@@ -80,9 +75,8 @@ def main() -> int:
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
     from django.test import Client
 
-    from apps.accounts.services import api_token_create, user_create
-
     from apps.accounts.models import Team
+    from apps.accounts.services import api_token_create, user_create
 
     user = user_create(username="load", password="load-password-1")
     # The burst is larger than a default team quota on purpose: raise this team's quota.

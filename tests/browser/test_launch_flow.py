@@ -7,14 +7,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-import requests
+
+from tests.support import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -27,16 +26,10 @@ pytestmark = [
 ]
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def embedded_site(tmp_path_factory):
     var = tmp_path_factory.mktemp("var")
-    port = _port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(CRUCIBLE_VAR_DIR=str(var), CRUCIBLE_ADMIN_PASSWORD="browser-pass-123", PYTHONUNBUFFERED="1",
                DJANGO_SETTINGS_MODULE="crucible.settings")
@@ -44,16 +37,7 @@ def embedded_site(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, "manage.py", "crucible_serve", "--port", str(port)], cwd=ROOT, env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if requests.get(f"{url}/healthz", timeout=1).ok:
-                break
-        except requests.RequestException:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError((var / "serve.log").read_text()[-3000:])
-        time.sleep(0.5)
+    wait_until_healthy(url, proc, lambda: (var / "serve.log").read_text()[-3000:], timeout=180)
     yield url, var
     os.killpg(proc.pid, signal.SIGTERM)
     try:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-import requests
 from django.conf import settings as django_settings
 from django.db import connection
+
+from tests.support import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,12 +25,6 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "services" in item.keywords:
                 item.add_marker(skip)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def service_env() -> dict[str, str]:
@@ -107,16 +101,7 @@ def web_server(transactional_db, tmp_path):
     proc = Proc([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "crucible.asgi:application"],
                 tmp_path / "daphne.log")
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/healthz", timeout=1).ok:
-                break
-        except requests.RequestException:
-            pass
-        if proc.popen.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"daphne did not start:\n{proc.tail()}")
-        time.sleep(0.2)
+    wait_until_healthy(url, proc.popen, proc.tail, timeout=60)
     proc.url = url
     yield proc
     proc.stop()
