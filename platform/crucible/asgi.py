@@ -12,6 +12,12 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_asgi_app = get_asgi_application()
 
+# Import every plugin now (torch, transformers, ...: seconds) rather than inside the first
+# request that validates a run configuration.
+from workers.core.registry import discover  # noqa: E402
+
+discover()
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
