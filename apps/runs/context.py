@@ -49,6 +49,7 @@ class DjangoRunContext(RunContext):
         self._lock = threading.Lock()
         self.datasets_used: dict[str, str] = {}
         self.dataset_sources: dict[str, str] = {}
+        self.summary_values: dict[str, float] = {}
 
     # -- buffered writes -----------------------------------------------------------------
     def _maybe_flush(self) -> None:
@@ -108,7 +109,6 @@ class DjangoRunContext(RunContext):
         self._maybe_flush()
 
     def log_summary(self, **values: float) -> None:
-        self.summary_values = getattr(self, "summary_values", {})
         self.summary_values.update({k: clean_number(v) for k, v in values.items()})
         self.flush()
         values = {k: finite_or_none(v) for k, v in self.summary_values.items()}

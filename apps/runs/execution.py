@@ -145,7 +145,7 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         ctx.log(f"{run.benchmark.name} x {run.method.name} seed={run.seed} device={device}")
         bench.run(ctx, method)
         ctx.flush()
-        summary = getattr(ctx, "summary_values", {})
+        summary = ctx.summary_values
         primary = bench_cls.primary_metric().name
         with_db_retry(lambda: _record_datasets(run, ctx.datasets_used, ctx.dataset_sources), what="dataset record")
         if primary not in summary:
