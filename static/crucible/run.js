@@ -90,6 +90,22 @@
     }
     if (data.content_type === "application/vnd.plotly+json") showFigure(data.name);
     else if (data.content_type === "application/json") showTable(data.name);
+    else if (/^(image|audio|video)\//.test(data.content_type || "")) showMedia(data.name, data.content_type);
+  }
+  // Images (spectrograms, animated GIF videos), audio clips and videos are shown inline, in a
+  // gallery in the order they were saved, each captioned with its artifact name.
+  function showMedia(name, contentType) {
+    if (document.querySelector(`[data-media="${CSS.escape(name)}"]`)) return;
+    let gallery = $("artifact-media");
+    if (!gallery) { gallery = document.createElement("div"); gallery.id = "artifact-media"; gallery.className = "media-gallery"; $("artifact-plots").before(gallery); }
+    const kind = contentType.split("/")[0];
+    const fig = document.createElement("figure"); fig.dataset.media = name; fig.className = "media";
+    const el = document.createElement(kind === "image" ? "img" : kind);
+    el.src = `/api/runs/${runId}/artifacts/${encodeURIComponent(name).replace(/%2F/g, "/")}/`;
+    if (kind === "image") { el.alt = name; el.loading = "lazy"; }
+    else { el.controls = true; el.preload = "metadata"; if (kind === "video") { el.loop = true; el.muted = true; } }
+    const cap = document.createElement("figcaption"); cap.textContent = name;
+    fig.append(el, cap); gallery.appendChild(fig);
   }
   // Per-instance drill-down: a JSON artifact holding a list of objects (or {instances: [...]})
   // becomes a filterable table whose rows expand to every field.
