@@ -30,29 +30,50 @@ def main() -> None:
     embedders = {name: get_embedder(name) for name in ("hashing", "minilm")}
     for seed in range(args.seeds):
         with tempfile.TemporaryDirectory() as tmp:
-            fx = generate_fixture(tmp, seed=seed, n_papers=args.papers, n_refs=args.refs, n_fabricated=args.fabricated)
+            fx = generate_fixture(
+                tmp, seed=seed, n_papers=args.papers, n_refs=args.refs, n_fabricated=args.fabricated
+            )
             survey, index = load_survey(fx.tex_path), load_index(fx.index_path)
             corpus = [load_survey(p) for p in fx.corpus_paths]
-            for auditor, fuzzy in (("fuzzy (survey_auditor)", True), ("ids only (baseline)", False)):
+            for auditor, fuzzy in (
+                ("fuzzy (survey_auditor)", True),
+                ("ids only (baseline)", False),
+            ):
                 for ename, emb in embedders.items():
                     t = time.perf_counter()
-                    rep = audit_survey(survey, index=index, embedder=emb, corpus=corpus,
-                                       options=AuditOptions(use_fuzzy=fuzzy))
+                    rep = audit_survey(
+                        survey,
+                        index=index,
+                        embedder=emb,
+                        corpus=corpus,
+                        options=AuditOptions(use_fuzzy=fuzzy),
+                    )
                     dt = time.perf_counter() - t
                     dups = sum(f["kind"] == "near_duplicate_paragraphs" for f in rep.flags)
                     rows.setdefault((auditor, ename), []).append(
-                        {**hallucination_detection(rep, fx.fabricated), "dup_pairs": dups, "seconds": dt,
-                         "validity": rep.scorecard["reference_validity"],
-                         "semantic": rep.scorecard["max_semantic_similarity"]})
-    print(f"seeds={args.seeds} refs={args.refs} fabricated={args.fabricated} papers={args.papers}\n")
-    print("| auditor | embedder | halluc. precision | recall | F1 | validity | near-dup pairs (truth 1) | "
-          "max semantic sim | audit s |")
+                        {
+                            **hallucination_detection(rep, fx.fabricated),
+                            "dup_pairs": dups,
+                            "seconds": dt,
+                            "validity": rep.scorecard["reference_validity"],
+                            "semantic": rep.scorecard["max_semantic_similarity"],
+                        }
+                    )
+    print(
+        f"seeds={args.seeds} refs={args.refs} fabricated={args.fabricated} papers={args.papers}\n"
+    )
+    print(
+        "| auditor | embedder | halluc. precision | recall | F1 | validity | near-dup pairs (truth 1) | "
+        "max semantic sim | audit s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for (auditor, ename), rs in rows.items():
         m = {k: float(np.mean([r[k] for r in rs])) for k in rs[0]}
-        print(f"| {auditor} | {ename} | {m['hallucination_precision']:.3f} | {m['hallucination_recall']:.3f} | "
-              f"{m['hallucination_f1']:.3f} | {m['validity']:.3f} | {m['dup_pairs']:.2f} | {m['semantic']:.3f} | "
-              f"{m['seconds']:.2f} |")
+        print(
+            f"| {auditor} | {ename} | {m['hallucination_precision']:.3f} | {m['hallucination_recall']:.3f} | "
+            f"{m['hallucination_f1']:.3f} | {m['validity']:.3f} | {m['dup_pairs']:.2f} | {m['semantic']:.3f} | "
+            f"{m['seconds']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -74,12 +74,19 @@ def main() -> None:
         env.pop("DATABASE_URL", None)
         py = sys.executable
         subprocess.run([py, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
-        subprocess.run([py, "manage.py", "shell", "-c", SETUP.format(tmp=tmp)], cwd=ROOT, env=env, check=True)
+        subprocess.run(
+            [py, "manage.py", "shell", "-c", SETUP.format(tmp=tmp)], cwd=ROOT, env=env, check=True
+        )
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        server = subprocess.Popen([py, "manage.py", "runserver", "--noreload", "--insecure", f"127.0.0.1:{port}"],
-                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [py, "manage.py", "runserver", "--noreload", "--insecure", f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             url = f"http://127.0.0.1:{port}/surveys/rag/"
             for _ in range(120):
@@ -89,15 +96,41 @@ def main() -> None:
                 except OSError:
                     time.sleep(0.5)
             out = (ROOT / args.out).resolve()
-            subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                            f"--screenshot={out}", "--window-size=1280,2200", url], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            subprocess.run(
+                [
+                    chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--hide-scrollbars",
+                    f"--screenshot={out}",
+                    "--window-size=1280,2200",
+                    url,
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=120,
+            )
             print(f"wrote {out}")
             report = out.with_name(out.stem + "_run.png")
-            subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                            "--virtual-time-budget=8000", f"--screenshot={report}", "--window-size=1280,2600",
-                            f"file://{tmp}/report.html"], check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=180)
+            subprocess.run(
+                [
+                    chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--hide-scrollbars",
+                    "--virtual-time-budget=8000",
+                    f"--screenshot={report}",
+                    "--window-size=1280,2600",
+                    f"file://{tmp}/report.html",
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=180,
+            )
             print(f"wrote {report}")
         finally:
             server.terminate()

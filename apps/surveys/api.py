@@ -59,17 +59,44 @@ class ProposalSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Proposal
-        fields = ["id", "kind", "status", "base_version", "section_title", "paper", "similarity", "why", "content",
-                  "message", "author", "review_note", "result_version", "created_at"]
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "base_version",
+            "section_title",
+            "paper",
+            "similarity",
+            "why",
+            "content",
+            "message",
+            "author",
+            "review_note",
+            "result_version",
+            "created_at",
+        ]
 
     def get_paper(self, obj) -> dict | None:
         p = obj.paper
-        return None if p is None else {"id": p.pid, "title": p.title, "authors": p.authors, "year": p.year,
-                                       "published": p.published, "doi": p.doi, "arxiv_id": p.arxiv_id}
+        return (
+            None
+            if p is None
+            else {
+                "id": p.pid,
+                "title": p.title,
+                "authors": p.authors,
+                "year": p.year,
+                "published": p.published,
+                "doi": p.doi,
+                "arxiv_id": p.arxiv_id,
+            }
+        )
 
 
 class ContentSerializer(serializers.Serializer):
-    content = serializers.JSONField(help_text="{abstract, sections: [{title, level, text, keywords, references}]}")
+    content = serializers.JSONField(
+        help_text="{abstract, sections: [{title, level, text, keywords, references}]}"
+    )
     message = serializers.CharField(required=False, allow_blank=True, max_length=500)
 
 
@@ -78,8 +105,15 @@ class NoteSerializer(serializers.Serializer):
 
 
 class GenerateSerializer(serializers.Serializer):
-    min_similarity = serializers.FloatField(required=False, default=0.4, min_value=0.0, max_value=1.0)
-    since = serializers.CharField(required=False, allow_blank=True, max_length=10, help_text="ISO date: only papers first posted on/after it")
+    min_similarity = serializers.FloatField(
+        required=False, default=0.4, min_value=0.0, max_value=1.0
+    )
+    since = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=10,
+        help_text="ISO date: only papers first posted on/after it",
+    )
 
 
 class UploadSerializer(serializers.Serializer):
@@ -89,7 +123,9 @@ class UploadSerializer(serializers.Serializer):
 class AuditUploadSerializer(serializers.Serializer):
     survey = serializers.FileField(help_text=".tex, .md or .pdf")
     bib = serializers.FileField(required=False)
-    index = serializers.ListField(child=serializers.FileField(), help_text=".jsonl (arXiv), .bib, .xml (DBLP)")
+    index = serializers.ListField(
+        child=serializers.FileField(), help_text=".jsonl (arXiv), .bib, .xml (DBLP)"
+    )
     corpus = serializers.ListField(child=serializers.FileField(), required=False)
     method = serializers.CharField(required=False, default="survey_auditor")
     audit_corpus = serializers.BooleanField(required=False, default=False)
@@ -142,20 +178,36 @@ class VersionListView(views.APIView):
     @extend_schema(responses={200: serializers.ListField(child=DICT)})
     def get(self, request, slug):
         survey = _survey(request, slug)
-        return Response([{"number": v.number, "message": v.message, "created_at": v.created_at,
-                          "author": v.author.username if v.author else None,
-                          "reference_validity": (v.audit.get("scorecard") or {}).get("reference_validity")}
-                         for v in survey.versions.select_related("author").order_by("-number")])
+        return Response(
+            [
+                {
+                    "number": v.number,
+                    "message": v.message,
+                    "created_at": v.created_at,
+                    "author": v.author.username if v.author else None,
+                    "reference_validity": (v.audit.get("scorecard") or {}).get(
+                        "reference_validity"
+                    ),
+                }
+                for v in survey.versions.select_related("author").order_by("-number")
+            ]
+        )
 
     @extend_schema(request=ContentSerializer, responses={201: VersionSerializer})
     def post(self, request, slug):
         survey = _survey(request, slug)
         if not selectors.survey_can_maintain(request.user, survey):
-            raise ValidationError({"user": "only maintainers edit directly; contributors post to proposals/"})
+            raise ValidationError(
+                {"user": "only maintainers edit directly; contributors post to proposals/"}
+            )
         ser = ContentSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        v = services.version_create(survey=survey, content=ser.validated_data["content"], author=request.user,
-                                    message=ser.validated_data.get("message", ""))
+        v = services.version_create(
+            survey=survey,
+            content=ser.validated_data["content"],
+            author=request.user,
+            message=ser.validated_data.get("message", ""),
+        )
         return Response(VersionSerializer(v).data, status=status.HTTP_201_CREATED)
 
 
@@ -181,23 +233,34 @@ class VersionDiffView(views.APIView):
         if not against.isdigit():
             raise ValidationError({"against": "must be a version number"})
         old = get_object_or_404(survey.versions, number=int(against))
-        return Response({"from": old.number, "to": new.number, "diff": selectors.version_diff(survey, old, new)})
+        return Response(
+            {"from": old.number, "to": new.number, "diff": selectors.version_diff(survey, old, new)}
+        )
 
 
 class ExportView(views.APIView):
     public = True
 
-    @extend_schema(parameters=[OpenApiParameter("version", int)], responses={(200, "text/plain"): bytes})
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int)], responses={(200, "text/plain"): bytes}
+    )
     def get(self, request, slug, fmt):
         if fmt not in ("md", "bib"):
             raise Http404("export formats: md, bib")
         survey = _survey(request, slug)
         number = request.query_params.get("version")
-        version = get_object_or_404(survey.versions, number=int(number)) if number and number.isdigit() \
+        version = (
+            get_object_or_404(survey.versions, number=int(number))
+            if number and number.isdigit()
             else selectors.survey_latest_version(survey)
+        )
         if fmt == "md":
-            return HttpResponse(selectors.export_markdown(version), content_type="text/markdown; charset=utf-8")
-        return HttpResponse(selectors.export_bibtex(version), content_type="application/x-bibtex; charset=utf-8")
+            return HttpResponse(
+                selectors.export_markdown(version), content_type="text/markdown; charset=utf-8"
+            )
+        return HttpResponse(
+            selectors.export_bibtex(version), content_type="application/x-bibtex; charset=utf-8"
+        )
 
 
 class ProposalListView(views.APIView):
@@ -205,9 +268,13 @@ class ProposalListView(views.APIView):
 
     public = True
 
-    @extend_schema(parameters=[OpenApiParameter("status", str)], responses={200: ProposalSerializer(many=True)})
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str)], responses={200: ProposalSerializer(many=True)}
+    )
     def get(self, request, slug):
-        qs = _survey(request, slug).proposals.select_related("paper", "author", "base_version", "result_version")
+        qs = _survey(request, slug).proposals.select_related(
+            "paper", "author", "base_version", "result_version"
+        )
         if value := request.query_params.get("status"):
             qs = qs.filter(status=value)
         return Response(ProposalSerializer(qs, many=True).data)
@@ -216,9 +283,12 @@ class ProposalListView(views.APIView):
     def post(self, request, slug):
         ser = ContentSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        p = services.proposal_create_edit(survey=_survey(request, slug), user=request.user,
-                                          content=ser.validated_data["content"],
-                                          message=ser.validated_data.get("message", ""))
+        p = services.proposal_create_edit(
+            survey=_survey(request, slug),
+            user=request.user,
+            content=ser.validated_data["content"],
+            message=ser.validated_data.get("message", ""),
+        )
         return Response(ProposalSerializer(p).data, status=status.HTTP_201_CREATED)
 
 
@@ -229,16 +299,21 @@ class ProposalGenerateView(views.APIView):
     def post(self, request, slug):
         ser = GenerateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        found = services.proposals_generate(survey=_survey(request, slug), user=request.user,
-                                            min_similarity=ser.validated_data["min_similarity"],
-                                            since=ser.validated_data.get("since", ""))
+        found = services.proposals_generate(
+            survey=_survey(request, slug),
+            user=request.user,
+            min_similarity=ser.validated_data["min_similarity"],
+            since=ser.validated_data.get("since", ""),
+        )
         return Response(ProposalSerializer(found, many=True).data, status=status.HTTP_201_CREATED)
 
 
 class ProposalReviewView(views.APIView):
     """POST .../proposals/<id>/accept or /reject, with an optional {note}."""
 
-    @extend_schema(request=NoteSerializer, responses={200: ProposalSerializer, 201: VersionSerializer})
+    @extend_schema(
+        request=NoteSerializer, responses={200: ProposalSerializer, 201: VersionSerializer}
+    )
     def post(self, request, slug, pk, action):
         if action not in ("accept", "reject"):
             raise Http404("actions: accept, reject")
@@ -274,11 +349,14 @@ class AuditUploadView(views.APIView):
     def post(self, request):
         from apps.runs.serializers import RunSerializer
 
-        run = services.audit_submit(user=request.user, files=request.FILES,
-                                    method=str(request.data.get("method", "survey_auditor")),
-                                    data_dir=Path(settings.CRUCIBLE_DATA_DIR),
-                                    audit_corpus=str(request.data.get("audit_corpus", "")).lower() in ("1", "true", "on"),
-                                    topic=str(request.data.get("topic", ""))[:100])
+        run = services.audit_submit(
+            user=request.user,
+            files=request.FILES,
+            method=str(request.data.get("method", "survey_auditor")),
+            data_dir=Path(settings.CRUCIBLE_DATA_DIR),
+            audit_corpus=str(request.data.get("audit_corpus", "")).lower() in ("1", "true", "on"),
+            topic=str(request.data.get("topic", ""))[:100],
+        )
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
@@ -290,13 +368,19 @@ class MaintainerView(views.APIView):
         survey = _survey(request, slug)
         ser = UsernameSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        services.survey_add_maintainer(survey=survey, user=request.user, username=ser.validated_data["username"])
+        services.survey_add_maintainer(
+            survey=survey, user=request.user, username=ser.validated_data["username"]
+        )
         return Response(SurveySerializer(survey).data, status=status.HTTP_201_CREATED)
 
 
 class AuditLeaderboardView(views.APIView):
     """Audited surveys of one topic, ranked by reference validity."""
 
-    @extend_schema(parameters=[OpenApiParameter("topic", str)], responses={200: serializers.DictField()})
+    @extend_schema(
+        parameters=[OpenApiParameter("topic", str)], responses={200: serializers.DictField()}
+    )
     def get(self, request):
-        return Response(services.audit_leaderboard(user=request.user, topic=request.query_params.get("topic")))
+        return Response(
+            services.audit_leaderboard(user=request.user, topic=request.query_params.get("topic"))
+        )

@@ -23,7 +23,9 @@ class IndexedPaper(models.Model):
     arxiv_id = models.CharField(max_length=40, blank=True, db_index=True)
     abstract = models.TextField(blank=True)
     categories = models.JSONField(default=list)
-    published = models.CharField(max_length=10, blank=True, help_text="ISO date of the first version")
+    published = models.CharField(
+        max_length=10, blank=True, help_text="ISO date of the first version"
+    )
     citation_count = models.PositiveIntegerField(null=True, blank=True)
     source = models.CharField(max_length=40, blank=True)
     added_at = models.DateTimeField(auto_now_add=True)
@@ -37,11 +39,21 @@ class LiveSurvey(models.Model):
     title = models.CharField(max_length=300)
     topic = models.CharField(max_length=200, blank=True)
     description = models.TextField(blank=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    team = models.ForeignKey("accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
-    maintainers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="maintained_surveys", blank=True)
-    contributors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="contributed_surveys", blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    team = models.ForeignKey(
+        "accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    visibility = models.CharField(
+        max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    maintainers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="maintained_surveys", blank=True
+    )
+    contributors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="contributed_surveys", blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -60,7 +72,9 @@ class SurveyVersion(models.Model):
     number = models.PositiveIntegerField()
     content = models.JSONField(default=dict)
     message = models.CharField(max_length=500, blank=True)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     audit = models.JSONField(default=dict, blank=True)
     audit_error = models.TextField(blank=True)
@@ -68,8 +82,12 @@ class SurveyVersion(models.Model):
     class Meta:
         ordering = ["survey", "-number"]
         constraints = [
-            models.UniqueConstraint(fields=["survey", "number"], name="surveys_version_unique_number"),
-            models.CheckConstraint(condition=models.Q(number__gte=1), name="surveys_version_number_positive"),
+            models.UniqueConstraint(
+                fields=["survey", "number"], name="surveys_version_unique_number"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=1), name="surveys_version_number_positive"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -90,24 +108,31 @@ class ProposalStatus(models.TextChoices):
 class Proposal(models.Model):
     survey = models.ForeignKey(LiveSurvey, on_delete=models.CASCADE, related_name="proposals")
     kind = models.CharField(max_length=10, choices=ProposalKind.choices)
-    status = models.CharField(max_length=10, choices=ProposalStatus.choices, default=ProposalStatus.OPEN)
+    status = models.CharField(
+        max_length=10, choices=ProposalStatus.choices, default=ProposalStatus.OPEN
+    )
     base_version = models.ForeignKey(SurveyVersion, on_delete=models.CASCADE, related_name="+")
     # update: the paper to add to a section, and why it matched
     section_title = models.CharField(max_length=300, blank=True)
-    paper = models.ForeignKey(IndexedPaper, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    paper = models.ForeignKey(
+        IndexedPaper, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     similarity = models.FloatField(null=True, blank=True)
     why = models.TextField(blank=True)
     # edit: the full proposed content
     content = models.JSONField(default=dict, blank=True)
     message = models.CharField(max_length=500, blank=True)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="+")
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     review_note = models.CharField(max_length=500, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
-    result_version = models.ForeignKey(SurveyVersion, null=True, blank=True, on_delete=models.SET_NULL,
-                                       related_name="+")
+    result_version = models.ForeignKey(
+        SurveyVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -115,9 +140,13 @@ class Proposal(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(models.Q(kind="update", paper__isnull=False) | models.Q(kind="edit")),
-                name="surveys_update_proposal_has_paper"),
-            models.UniqueConstraint(fields=["survey", "paper"], condition=models.Q(kind="update"),
-                                    name="surveys_one_update_proposal_per_paper"),
+                name="surveys_update_proposal_has_paper",
+            ),
+            models.UniqueConstraint(
+                fields=["survey", "paper"],
+                condition=models.Q(kind="update"),
+                name="surveys_one_update_proposal_per_paper",
+            ),
         ]
 
     def __str__(self) -> str:

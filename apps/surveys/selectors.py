@@ -24,7 +24,9 @@ def survey_latest_version(survey: LiveSurvey) -> SurveyVersion:
 
 
 def latest_versions() -> QuerySet[SurveyVersion]:
-    newest = SurveyVersion.objects.filter(survey=OuterRef("survey")).order_by("-number").values("pk")[:1]
+    newest = (
+        SurveyVersion.objects.filter(survey=OuterRef("survey")).order_by("-number").values("pk")[:1]
+    )
     return SurveyVersion.objects.filter(pk=Subquery(newest)).select_related("survey")
 
 

@@ -39,7 +39,9 @@ def _validated(content: Any) -> dict:
     try:
         return livedoc.validate_content(content)
     except ValueError as exc:
-        raise ValidationError(exc.args[0] if isinstance(exc.args[0], dict) else {"content": str(exc)}) from None
+        raise ValidationError(
+            exc.args[0] if isinstance(exc.args[0], dict) else {"content": str(exc)}
+        ) from None
 
 
 def _require_maintainer(survey: LiveSurvey, user) -> None:
@@ -48,24 +50,48 @@ def _require_maintainer(survey: LiveSurvey, user) -> None:
 
 
 @transaction.atomic
-def survey_create(*, user, slug: str, title: str, content: Any, topic: str = "", description: str = "",
-                  visibility: str = "public", audit: bool = True) -> LiveSurvey:
-    survey = LiveSurvey(slug=slug, title=title, topic=topic, description=description, owner=user,
-                        visibility=visibility)
+def survey_create(
+    *,
+    user,
+    slug: str,
+    title: str,
+    content: Any,
+    topic: str = "",
+    description: str = "",
+    visibility: str = "public",
+    audit: bool = True,
+) -> LiveSurvey:
+    survey = LiveSurvey(
+        slug=slug,
+        title=title,
+        topic=topic,
+        description=description,
+        owner=user,
+        visibility=visibility,
+    )
     survey.full_clean()
     clean = _validated(content)
     survey.save()
     survey.maintainers.add(user)
-    version_create(survey=survey, content=clean, author=user, message="initial version", audit=audit)
+    version_create(
+        survey=survey, content=clean, author=user, message="initial version", audit=audit
+    )
     return survey
 
 
-def version_create(*, survey: LiveSurvey, content: Any, author, message: str = "", audit: bool = True) -> SurveyVersion:
+def version_create(
+    *, survey: LiveSurvey, content: Any, author, message: str = "", audit: bool = True
+) -> SurveyVersion:
     """Append a new version (numbers are consecutive) and audit it."""
     clean = _validated(content)
     latest = survey.versions.order_by("-number").first()
-    version = SurveyVersion(survey=survey, number=(latest.number + 1) if latest else 1, content=clean,
-                            message=message[:500], author=author)
+    version = SurveyVersion(
+        survey=survey,
+        number=(latest.number + 1) if latest else 1,
+        content=clean,
+        message=message[:500],
+        author=author,
+    )
     version.full_clean()
     version.save()
     if author is not None and not survey.maintainers.filter(pk=author.pk).exists():
@@ -76,10 +102,24 @@ def version_create(*, survey: LiveSurvey, content: Any, author, message: str = "
 
 
 def _index() -> BibIndex:
-    return BibIndex([IndexPaper(pid=p.pid, title=p.title, authors=p.authors, year=p.year, doi=p.doi,
-                                arxiv_id=p.arxiv_id, abstract=p.abstract, categories=p.categories,
-                                published=p.published, citation_count=p.citation_count, source=p.source)
-                     for p in IndexedPaper.objects.all().iterator(chunk_size=2000)])
+    return BibIndex(
+        [
+            IndexPaper(
+                pid=p.pid,
+                title=p.title,
+                authors=p.authors,
+                year=p.year,
+                doi=p.doi,
+                arxiv_id=p.arxiv_id,
+                abstract=p.abstract,
+                categories=p.categories,
+                published=p.published,
+                citation_count=p.citation_count,
+                source=p.source,
+            )
+            for p in IndexedPaper.objects.all().iterator(chunk_size=2000)
+        ]
+    )
 
 
 def version_audit(*, version: SurveyVersion) -> SurveyVersion:
@@ -88,12 +128,16 @@ def version_audit(*, version: SurveyVersion) -> SurveyVersion:
     must be saved even when, say, the embedding model is missing."""
     survey = version.survey
     doc = livedoc.content_to_survey(survey.title, version.content, year=version.created_at.year)
-    corpus = [livedoc.content_to_survey(v.survey.title, v.content, year=v.created_at.year)
-              for v in selectors.latest_versions().exclude(survey=survey)]
+    corpus = [
+        livedoc.content_to_survey(v.survey.title, v.content, year=v.created_at.year)
+        for v in selectors.latest_versions().exclude(survey=survey)
+    ]
     try:
         if not doc.references:
             raise ValueError("this version has no references yet")
-        report = audit_survey(doc, index=_index(), embedder=_embedder(), corpus=corpus, options=AuditOptions())
+        report = audit_survey(
+            doc, index=_index(), embedder=_embedder(), corpus=corpus, options=AuditOptions()
+        )
         version.audit, version.audit_error = report.as_dict(), ""
     except Exception as exc:  # noqa: BLE001 - stored and shown on the version page
         log.warning("audit of %s failed: %s", version, exc)
@@ -103,8 +147,14 @@ def version_audit(*, version: SurveyVersion) -> SurveyVersion:
 
 
 @transaction.atomic
-def proposals_generate(*, survey: LiveSurvey, user, min_similarity: float = 0.4, since: str = "",
-                       max_per_section: int = 5) -> list[Proposal]:
+def proposals_generate(
+    *,
+    survey: LiveSurvey,
+    user,
+    min_similarity: float = 0.4,
+    since: str = "",
+    max_per_section: int = 5,
+) -> list[Proposal]:
     """Automated update proposals: index papers matching a section (embedding similarity plus the
     section's keyword filter), skipping papers already cited or already proposed."""
     _require_maintainer(survey, user)
@@ -123,16 +173,33 @@ def proposals_generate(*, survey: LiveSurvey, user, min_similarity: float = 0.4,
     all_cited = set().union(*(s.cited for s in sections))
     for s in sections:
         s.cited = all_cited
-    already = set(survey.proposals.filter(kind=ProposalKind.UPDATE).values_list("paper__pid", flat=True))
+    already = set(
+        survey.proposals.filter(kind=ProposalKind.UPDATE).values_list("paper__pid", flat=True)
+    )
     papers = [p for p in index.papers if p.pid not in already]
-    found = propose_updates(sections, papers, _embedder(), min_similarity=min_similarity, since=since,
-                            max_per_section=max_per_section)
+    found = propose_updates(
+        sections,
+        papers,
+        _embedder(),
+        min_similarity=min_similarity,
+        since=since,
+        max_per_section=max_per_section,
+    )
     by_pid = {p.pid: p for p in IndexedPaper.objects.filter(pid__in=[f.paper.pid for f in found])}
     created = []
     for f in found:
-        created.append(Proposal.objects.create(
-            survey=survey, kind=ProposalKind.UPDATE, base_version=version, section_title=f.section,
-            paper=by_pid[f.paper.pid], similarity=f.similarity, why=f.why, message=f"add '{f.paper.title}'"))
+        created.append(
+            Proposal.objects.create(
+                survey=survey,
+                kind=ProposalKind.UPDATE,
+                base_version=version,
+                section_title=f.section,
+                paper=by_pid[f.paper.pid],
+                similarity=f.similarity,
+                why=f.why,
+                message=f"add '{f.paper.title}'",
+            )
+        )
     return created
 
 
@@ -141,8 +208,14 @@ def proposal_create_edit(*, survey: LiveSurvey, user, content: Any, message: str
     if user is None or not user.is_authenticated:
         raise ValidationError({"user": "log in to propose an edit"})
     clean = _validated(content)
-    proposal = Proposal(survey=survey, kind=ProposalKind.EDIT, base_version=selectors.survey_latest_version(survey),
-                        content=clean, message=message[:500], author=user)
+    proposal = Proposal(
+        survey=survey,
+        kind=ProposalKind.EDIT,
+        base_version=selectors.survey_latest_version(survey),
+        content=clean,
+        message=message[:500],
+        author=user,
+    )
     proposal.full_clean()
     proposal.save()
     return proposal
@@ -151,12 +224,21 @@ def proposal_create_edit(*, survey: LiveSurvey, user, content: Any, message: str
 def _apply_update(content: dict, proposal: Proposal) -> dict:
     paper = proposal.paper
     key = (paper.arxiv_id and f"arXiv:{paper.arxiv_id}") or paper.doi or paper.pid
-    ref = {"key": key.replace(" ", "_")[:100], "title": paper.title, "authors": paper.authors, "year": paper.year,
-           "doi": paper.doi, "arxiv_id": paper.arxiv_id, "venue": ""}
+    ref = {
+        "key": key.replace(" ", "_")[:100],
+        "title": paper.title,
+        "authors": paper.authors,
+        "year": paper.year,
+        "doi": paper.doi,
+        "arxiv_id": paper.arxiv_id,
+        "venue": "",
+    }
     sections = [dict(s) for s in content["sections"]]
     target = next((s for s in sections if s["title"] == proposal.section_title), None)
     if target is None:
-        raise ValidationError({"section_title": f"section {proposal.section_title!r} no longer exists"})
+        raise ValidationError(
+            {"section_title": f"section {proposal.section_title!r} no longer exists"}
+        )
     target["references"] = [*target["references"], ref]
     return {**content, "sections": sections}
 
@@ -165,7 +247,9 @@ def _apply_update(content: dict, proposal: Proposal) -> dict:
 def proposal_accept(*, proposal: Proposal, user, note: str = "") -> SurveyVersion:
     """Accepting creates a new version on top of the LATEST version (an edit proposal made on an
     older version replaces the content as proposed; the diff page shows what that changes)."""
-    proposal = Proposal.objects.select_for_update().select_related("survey", "paper").get(pk=proposal.pk)
+    proposal = (
+        Proposal.objects.select_for_update().select_related("survey", "paper").get(pk=proposal.pk)
+    )
     _require_maintainer(proposal.survey, user)
     if proposal.status != ProposalStatus.OPEN:
         raise ValidationError({"status": f"proposal is already {proposal.status}"})
@@ -176,8 +260,14 @@ def proposal_accept(*, proposal: Proposal, user, note: str = "") -> SurveyVersio
     else:
         content = proposal.content
         message = f"accepted edit proposal #{proposal.pk}: {proposal.message}"
-    version = version_create(survey=proposal.survey, content=content, author=proposal.author or user, message=message)
-    proposal.status, proposal.reviewed_by, proposal.reviewed_at = ProposalStatus.ACCEPTED, user, timezone.now()
+    version = version_create(
+        survey=proposal.survey, content=content, author=proposal.author or user, message=message
+    )
+    proposal.status, proposal.reviewed_by, proposal.reviewed_at = (
+        ProposalStatus.ACCEPTED,
+        user,
+        timezone.now(),
+    )
     proposal.review_note, proposal.result_version = note[:500], version
     proposal.save()
     return version
@@ -187,7 +277,11 @@ def proposal_reject(*, proposal: Proposal, user, note: str = "") -> Proposal:
     _require_maintainer(proposal.survey, user)
     if proposal.status != ProposalStatus.OPEN:
         raise ValidationError({"status": f"proposal is already {proposal.status}"})
-    proposal.status, proposal.reviewed_by, proposal.reviewed_at = ProposalStatus.REJECTED, user, timezone.now()
+    proposal.status, proposal.reviewed_by, proposal.reviewed_at = (
+        ProposalStatus.REJECTED,
+        user,
+        timezone.now(),
+    )
     proposal.review_note = note[:500]
     proposal.save()
     return proposal
@@ -229,8 +323,16 @@ SURVEY_SUFFIXES = (".tex", ".md", ".markdown", ".pdf")
 INDEX_SUFFIXES = (".jsonl", ".json", ".bib", ".xml")
 
 
-def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dict | None = None,
-                 audit_corpus: bool = False, topic: str = ""):
+def audit_submit(
+    *,
+    user,
+    files,
+    method: str,
+    data_dir: Path,
+    method_config: dict | None = None,
+    audit_corpus: bool = False,
+    topic: str = "",
+):
     """Store an uploaded survey (+ .bib, index files, corpus surveys) under
     <data dir>/surveys/uploads/<uuid>/ and submit a `survey_audit` run on it."""
     import uuid
@@ -256,8 +358,12 @@ def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dic
         (folder / name).write_bytes(upload.read())
         return str((folder / name).relative_to(data_dir / "surveys"))
 
-    config = {"source": "files", "topic": topic.strip()[:100], "survey_path": save(survey, root),
-              "index_paths": ",".join(save(f, root / "index") for f in index_files)}
+    config = {
+        "source": "files",
+        "topic": topic.strip()[:100],
+        "survey_path": save(survey, root),
+        "index_paths": ",".join(save(f, root / "index") for f in index_files),
+    }
     if bib := files.get("bib"):
         config["bib_path"] = save(bib, root)
     corpus = files.getlist("corpus")
@@ -267,8 +373,14 @@ def audit_submit(*, user, files, method: str, data_dir: Path, method_config: dic
     if corpus:
         config["corpus_dir"] = str(rel / "corpus")
         config["audit_corpus"] = bool(audit_corpus)
-    return run_submit(user=user, benchmark="survey_audit", method=method, benchmark_config=config,
-                      method_config=method_config or {}, name=f"audit of {Path(survey.name).name}")
+    return run_submit(
+        user=user,
+        benchmark="survey_audit",
+        method=method,
+        benchmark_config=config,
+        method_config=method_config or {},
+        name=f"audit of {Path(survey.name).name}",
+    )
 
 
 def audit_leaderboard(*, user, topic: str | None) -> dict:
@@ -277,14 +389,36 @@ def audit_leaderboard(*, user, topic: str | None) -> dict:
     from apps.runs.models import Run, RunStatus
     from apps.runs.selectors import visible_q
 
-    runs = Run.objects.filter(visible_q(user), benchmark__name="survey_audit", status=RunStatus.SUCCEEDED,
-                              is_chunk=False).select_related("method").order_by("-id")
-    topics = sorted({(cfg or {}).get("topic", "") for cfg in runs.values_list("benchmark_config", flat=True)})
-    chosen = [r for r in runs if (r.benchmark_config or {}).get("topic", "") == (topic or "")] if topic is not None else []
+    runs = (
+        Run.objects.filter(
+            visible_q(user),
+            benchmark__name="survey_audit",
+            status=RunStatus.SUCCEEDED,
+            is_chunk=False,
+        )
+        .select_related("method")
+        .order_by("-id")
+    )
+    topics = sorted(
+        {(cfg or {}).get("topic", "") for cfg in runs.values_list("benchmark_config", flat=True)}
+    )
+    chosen = (
+        [r for r in runs if (r.benchmark_config or {}).get("topic", "") == (topic or "")]
+        if topic is not None
+        else []
+    )
     keys = sorted({k for r in chosen for k in (r.summary or {})})
     rows = sorted(
-        ({"run": r.pk, "name": r.name, "method": r.method.name, "survey": r.benchmark_config.get("survey_path", "fixture"),
-          "metrics": r.summary} for r in chosen),
+        (
+            {
+                "run": r.pk,
+                "name": r.name,
+                "method": r.method.name,
+                "survey": r.benchmark_config.get("survey_path", "fixture"),
+                "metrics": r.summary,
+            }
+            for r in chosen
+        ),
         key=lambda row: -(row["metrics"].get("reference_validity") or 0.0),
     )
     return {"topics": topics, "topic": topic, "keys": keys, "rows": rows}

@@ -12,5 +12,7 @@ urlpatterns = [
     path("<slug:slug>/", views.survey_detail, name="survey-detail"),
     path("<slug:slug>/v<int:number>/", views.version_detail, name="survey-version"),
     path("<slug:slug>/proposals/generate/", views.proposals_generate, name="survey-generate"),
-    path("<slug:slug>/proposals/<int:pk>/<slug:action>/", views.proposal_review, name="survey-review"),
+    path(
+        "<slug:slug>/proposals/<int:pk>/<slug:action>/", views.proposal_review, name="survey-review"
+    ),
 ]

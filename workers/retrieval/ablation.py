@@ -15,16 +15,21 @@ from workers.retrieval.documents import Document, Retriever
 IrrelevantSource = Callable[[str, int, random.Random, set[str]], list[Document]]
 
 
-def random_corpus_docs(docs: list[Document], exclude_top: Retriever | None = None,
-                       margin: int = 10) -> IrrelevantSource:
+def random_corpus_docs(
+    docs: list[Document], exclude_top: Retriever | None = None, margin: int = 10
+) -> IrrelevantSource:
     """Irrelevant pool for a local corpus: random documents outside the query's top
     margin * k hits of `exclude_top` (when given), k = relevant already drawn + n."""
 
     def draw(query: str, n: int, rng: random.Random, seen: set[str]) -> list[Document]:
         banned = set(seen)
         if exclude_top is not None:
-            banned |= {d.doc_id for d in exclude_top.search(query, max(1, margin * (n + len(seen))))}
-        pool = [d for d in docs if d.doc_id not in banned] or [d for d in docs if d.doc_id not in seen]
+            banned |= {
+                d.doc_id for d in exclude_top.search(query, max(1, margin * (n + len(seen))))
+            }
+        pool = [d for d in docs if d.doc_id not in banned] or [
+            d for d in docs if d.doc_id not in seen
+        ]
         return rng.sample(pool, min(n, len(pool)))
 
     return draw
@@ -37,8 +42,11 @@ def other_query_results(base: Retriever, queries: list[str]) -> IrrelevantSource
 
     def draw(query: str, n: int, rng: random.Random, seen: set[str]) -> list[Document]:
         candidates = [q for q in queries if q != query] or list(queries)
-        out = [d for d in base.search(rng.choice(candidates), max(n, 1) + len(seen))
-               if d.doc_id not in seen]
+        out = [
+            d
+            for d in base.search(rng.choice(candidates), max(n, 1) + len(seen))
+            if d.doc_id not in seen
+        ]
         return out[:n]
 
     return draw
@@ -47,8 +55,9 @@ def other_query_results(base: Retriever, queries: list[str]) -> IrrelevantSource
 class AccuracyMixedRetriever:
     """Wrap `base` so that a share `accuracy` of the k documents is relevant."""
 
-    def __init__(self, base: Retriever, accuracy: float, irrelevant: IrrelevantSource,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, base: Retriever, accuracy: float, irrelevant: IrrelevantSource, seed: int = 0
+    ) -> None:
         if not 0.0 <= accuracy <= 1.0:
             raise ValueError(f"accuracy must be in [0, 1], got {accuracy}")
         self.base, self.accuracy, self.irrelevant = base, accuracy, irrelevant
@@ -69,5 +78,6 @@ class AccuracyMixedRetriever:
 
 
 def _tag(doc: Document, relevant: bool) -> Document:
-    return Document(doc.doc_id, doc.title, doc.text, doc.url, doc.score,
-                    {**doc.meta, "relevant": relevant})
+    return Document(
+        doc.doc_id, doc.title, doc.text, doc.url, doc.score, {**doc.meta, "relevant": relevant}
+    )

@@ -34,8 +34,9 @@ class BM25Index:
 
     name = "bm25"
 
-    def __init__(self, docs: list[Document], k1: float = 0.9, b: float = 0.4,
-                 idf: str = "lucene") -> None:
+    def __init__(
+        self, docs: list[Document], k1: float = 0.9, b: float = 0.4, idf: str = "lucene"
+    ) -> None:
         # k1=0.9, b=0.4 are Pyserini's defaults for Wikipedia passage retrieval.
         if not docs:
             raise ValueError("docs: need at least one document")

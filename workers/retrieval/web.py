@@ -15,10 +15,41 @@ import requests
 from workers.retrieval.documents import Document
 
 # Elements whose text is never page content.
-_SKIP = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "header",
-         "aside", "form", "iframe"}
-_BLOCK = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
-          "article", "main", "pre", "blockquote", "td", "dd", "dt"}
+_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "head",
+    "nav",
+    "footer",
+    "header",
+    "aside",
+    "form",
+    "iframe",
+}
+_BLOCK = {
+    "p",
+    "div",
+    "br",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "tr",
+    "section",
+    "article",
+    "main",
+    "pre",
+    "blockquote",
+    "td",
+    "dd",
+    "dt",
+}
 
 
 class _TextExtractor(HTMLParser):
@@ -76,10 +107,20 @@ class SearchAPIRetriever:
 
     name = "web"
 
-    def __init__(self, search_url: str, *, fetch_pages: bool = True, max_chars: int = 2000,
-                 timeout: float = 10.0, extra_params: dict | None = None,
-                 results_key: str = "results", url_key: str = "url", title_key: str = "title",
-                 snippet_key: str = "content", user_agent: str = "crucible-safety-eval/0.1") -> None:
+    def __init__(
+        self,
+        search_url: str,
+        *,
+        fetch_pages: bool = True,
+        max_chars: int = 2000,
+        timeout: float = 10.0,
+        extra_params: dict | None = None,
+        results_key: str = "results",
+        url_key: str = "url",
+        title_key: str = "title",
+        snippet_key: str = "content",
+        user_agent: str = "crucible-safety-eval/0.1",
+    ) -> None:
         if not search_url.startswith(("http://", "https://")):
             raise ValueError(f"search_url: expected an http(s) URL, got {search_url!r}")
         if max_chars < 1 or timeout <= 0:
@@ -93,15 +134,18 @@ class SearchAPIRetriever:
         self.failed_fetches = 0
 
     def _hits(self, query: str) -> list[dict]:
-        resp = self.session.get(self.search_url, params={"q": query, **self.params},
-                                timeout=self.timeout)
+        resp = self.session.get(
+            self.search_url, params={"q": query, **self.params}, timeout=self.timeout
+        )
         if resp.status_code != 200:
             raise RuntimeError(f"search API {self.search_url}: HTTP {resp.status_code}")
         try:
             hits = resp.json()[self.keys[0]]
         except (ValueError, KeyError, TypeError):
-            raise RuntimeError(f"search API {self.search_url}: no '{self.keys[0]}' list in the JSON "
-                               "answer (for SearxNG enable the json format in settings.yml)") from None
+            raise RuntimeError(
+                f"search API {self.search_url}: no '{self.keys[0]}' list in the JSON "
+                "answer (for SearxNG enable the json format in settings.yml)"
+            ) from None
         if not isinstance(hits, list):
             raise RuntimeError(f"search API {self.search_url}: '{self.keys[0]}' is not a list")
         return hits
@@ -134,6 +178,14 @@ class SearchAPIRetriever:
             else:
                 text, fetched = page[1], True
                 title = title or page[0]
-            docs.append(Document(url or f"hit-{rank}", title, text[: self.max_chars], url=url,
-                                 score=float(k - rank), meta={"fetched": fetched}))
+            docs.append(
+                Document(
+                    url or f"hit-{rank}",
+                    title,
+                    text[: self.max_chars],
+                    url=url,
+                    score=float(k - rank),
+                    meta={"fetched": fetched},
+                )
+            )
         return docs

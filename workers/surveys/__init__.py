@@ -14,7 +14,21 @@ from workers.surveys.index import BibIndex, IndexPaper, load_index
 from workers.surveys.ingest import load_survey, parse_latex, parse_markdown, parse_pdf_text
 
 __all__ = [
-    "AuditOptions", "AuditReport", "BibIndex", "HashingEmbedder", "IndexPaper", "MiniLMEmbedder", "Reference",
-    "Section", "Survey", "audit_survey", "get_embedder", "hallucination_detection", "load_index", "load_survey",
-    "parse_latex", "parse_markdown", "parse_pdf_text",
+    "AuditOptions",
+    "AuditReport",
+    "BibIndex",
+    "HashingEmbedder",
+    "IndexPaper",
+    "MiniLMEmbedder",
+    "Reference",
+    "Section",
+    "Survey",
+    "audit_survey",
+    "get_embedder",
+    "hallucination_detection",
+    "load_index",
+    "load_survey",
+    "parse_latex",
+    "parse_markdown",
+    "parse_pdf_text",
 ]

@@ -50,7 +50,7 @@ def _read_value(text: str, i: int, strings: dict[str, str]) -> tuple[str, int]:
         else:
             m = re.match(r"[\w\-:.]+", text[i:])
             if not m:
-                raise BibTeXError(f"cannot read a value at offset {i}: {text[i:i + 20]!r}")
+                raise BibTeXError(f"cannot read a value at offset {i}: {text[i : i + 20]!r}")
             word = m.group(0)
             parts.append(strings.get(word.lower(), word))
             i += len(word)
@@ -95,7 +95,7 @@ def parse_bibtex(text: str) -> list[dict[str, str]]:
 
 
 def split_authors(field: str) -> list[str]:
-    """"Last, First and First Last" -> ["First Last", "First Last"]."""
+    """ "Last, First and First Last" -> ["First Last", "First Last"]."""
     out = []
     for name in re.split(r"\s+and\s+", latex_to_text(field)):
         name = name.strip()
@@ -110,7 +110,9 @@ def split_authors(field: str) -> list[str]:
 
 def entry_to_reference(entry: dict[str, str]) -> Reference:
     year = re.search(r"\d{4}", entry.get("year", "") or entry.get("date", ""))
-    eprint = entry.get("eprint", "") if "arxiv" in entry.get("archiveprefix", "arxiv").lower() else ""
+    eprint = (
+        entry.get("eprint", "") if "arxiv" in entry.get("archiveprefix", "arxiv").lower() else ""
+    )
     arxiv = normalize_arxiv(eprint or entry.get("journal", "") + " " + entry.get("url", ""))
     return Reference(
         key=entry["ID"],

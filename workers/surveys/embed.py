@@ -39,8 +39,13 @@ class MiniLMEmbedder:
         out = []
         with torch.inference_mode():
             for i in range(0, len(texts), self.batch_size):
-                batch = self._tok(texts[i : i + self.batch_size], padding=True, truncation=True,
-                                  max_length=self.max_length, return_tensors="pt").to(self.device)
+                batch = self._tok(
+                    texts[i : i + self.batch_size],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                ).to(self.device)
                 hidden = self._model(**batch).last_hidden_state
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -73,8 +78,13 @@ class HashingEmbedder:
     def __init__(self, n_features: int = 2**18) -> None:
         from sklearn.feature_extraction.text import HashingVectorizer
 
-        self._vec = HashingVectorizer(n_features=n_features, ngram_range=(1, 2), alternate_sign=False,
-                                      stop_words="english", norm="l2")
+        self._vec = HashingVectorizer(
+            n_features=n_features,
+            ngram_range=(1, 2),
+            alternate_sign=False,
+            stop_words="english",
+            norm="l2",
+        )
 
     def encode(self, texts: list[str]) -> np.ndarray:
         # Sparse rows: dense 2^18-wide rows would cost 1 MB each.

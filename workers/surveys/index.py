@@ -17,7 +17,9 @@ from pathlib import Path
 from workers.surveys.bibtex import latex_to_text, read_references
 from workers.surveys.document import Reference, normalize_arxiv, normalize_doi
 
-_STOP = frozenset("a an the of for and in on with to via from by at is are towards toward using".split())
+_STOP = frozenset(
+    "a an the of for and in on with to via from by at is are towards toward using".split()
+)
 
 
 @dataclass
@@ -48,7 +50,9 @@ def title_tokens(title: str) -> set[str]:
 
 
 def last_name(author: str) -> str:
-    author = unicodedata.normalize("NFKD", author).encode("ascii", "ignore").decode().strip().lower()
+    author = (
+        unicodedata.normalize("NFKD", author).encode("ascii", "ignore").decode().strip().lower()
+    )
     if "," in author:
         return author.split(",")[0].strip()
     parts = re.sub(r"[^a-z\s\-]", " ", author).split()
@@ -116,49 +120,86 @@ class BibIndex:
                 counts[i] += 1
         # Only papers sharing at least a third of the title's content words are scored.
         pool = [i for i, c in counts.items() if c >= max(1, len(toks) // 3)]
-        scored = sorted(((fuzzy_score(ref, self.papers[i]), self.papers[i]) for i in pool),
-                        key=lambda t: -t[0])
+        scored = sorted(
+            ((fuzzy_score(ref, self.papers[i]), self.papers[i]) for i in pool), key=lambda t: -t[0]
+        )
         return scored[:k]
 
-    def match(self, ref: Reference, *, threshold: float = 0.85, use_fuzzy: bool = True,
-              id_title_min: float = 0.75) -> Match:
+    def match(
+        self,
+        ref: Reference,
+        *,
+        threshold: float = 0.85,
+        use_fuzzy: bool = True,
+        id_title_min: float = 0.75,
+    ) -> Match:
         """Match one reference: DOI, then arXiv id, then fuzzy title+author+year (Eq. in docs)."""
-        for kind, ident, p in (("doi", ref.doi, self.get(doi=ref.doi)), ("arxiv", ref.arxiv_id, self.get(arxiv_id=ref.arxiv_id))):
+        for kind, ident, p in (
+            ("doi", ref.doi, self.get(doi=ref.doi)),
+            ("arxiv", ref.arxiv_id, self.get(arxiv_id=ref.arxiv_id)),
+        ):
             if p is None:
                 continue
             sim = title_similarity(ref.title, p.title) if ref.title else 1.0
             if sim >= id_title_min:
                 return Match(ref.key, kind, p, 1.0, reason=f"{kind} {ident} found in the index")
             # A real identifier under a different title is a typical fabrication pattern.
-            return Match(ref.key, "unmatched", None, sim, [(sim, p)],
-                         reason=f"{kind} {ident} exists but belongs to '{p.title}' (title similarity {sim:.2f})")
+            return Match(
+                ref.key,
+                "unmatched",
+                None,
+                sim,
+                [(sim, p)],
+                reason=f"{kind} {ident} exists but belongs to '{p.title}' (title similarity {sim:.2f})",
+            )
         cands = self.candidates(ref) if use_fuzzy and ref.title else []
         if cands and cands[0][0] >= threshold:
-            return Match(ref.key, "fuzzy", cands[0][1], cands[0][0], cands,
-                         reason=f"title/author/year score {cands[0][0]:.2f} >= {threshold}")
+            return Match(
+                ref.key,
+                "fuzzy",
+                cands[0][1],
+                cands[0][0],
+                cands,
+                reason=f"title/author/year score {cands[0][0]:.2f} >= {threshold}",
+            )
         why = []
         if ref.doi:
             why.append(f"DOI {ref.doi} is not in the index")
         if ref.arxiv_id:
             why.append(f"arXiv id {ref.arxiv_id} is not in the index")
-        why.append(f"best fuzzy score {cands[0][0]:.2f} < {threshold}" if cands else "no paper shares its title words")
-        return Match(ref.key, "unmatched", None, cands[0][0] if cands else 0.0, cands, reason="; ".join(why))
+        why.append(
+            f"best fuzzy score {cands[0][0]:.2f} < {threshold}"
+            if cands
+            else "no paper shares its title words"
+        )
+        return Match(
+            ref.key, "unmatched", None, cands[0][0] if cands else 0.0, cands, reason="; ".join(why)
+        )
 
 
 def fuzzy_score(ref: Reference, paper: IndexPaper) -> float:
     """S = 0.7 * title_sim + 0.2 * author_overlap + 0.1 * year_agreement (see docs/surveys.md)."""
-    year_ok = 1.0 if ref.year is None or paper.year is None else max(0.0, 1.0 - abs(ref.year - paper.year) / 2)
+    year_ok = (
+        1.0
+        if ref.year is None or paper.year is None
+        else max(0.0, 1.0 - abs(ref.year - paper.year) / 2)
+    )
     authors = author_overlap(ref.authors, paper.authors) if ref.authors and paper.authors else 0.5
     return 0.7 * title_similarity(ref.title, paper.title) + 0.2 * authors + 0.1 * year_ok
 
 
 # --- loaders ------------------------------------------------------------------------------
 
+
 def _arxiv_date(record: dict) -> str:
     versions = record.get("versions") or []
     if versions and isinstance(versions[0], dict) and versions[0].get("created"):
         try:
-            return datetime.strptime(versions[0]["created"], "%a, %d %b %Y %H:%M:%S %Z").date().isoformat()
+            return (
+                datetime.strptime(versions[0]["created"], "%a, %d %b %Y %H:%M:%S %Z")
+                .date()
+                .isoformat()
+            )
         except ValueError:
             pass
     aid = record.get("id", "")
@@ -174,15 +215,26 @@ def arxiv_record_to_paper(record: dict) -> IndexPaper:
     if record.get("authors_parsed"):
         authors = [" ".join(x for x in (a[1], a[0]) if x).strip() for a in record["authors_parsed"]]
     else:
-        authors = [a.strip() for a in re.split(r",\s*|\s+and\s+", latex_to_text(record.get("authors", ""))) if a.strip()]
+        authors = [
+            a.strip()
+            for a in re.split(r",\s*|\s+and\s+", latex_to_text(record.get("authors", "")))
+            if a.strip()
+        ]
     published = _arxiv_date(record)
     aid = normalize_arxiv(record["id"]) or record["id"]
-    return IndexPaper(pid=f"arXiv:{aid}", title=latex_to_text(record["title"]), authors=authors,
-                      year=int(published[:4]) if published[:4].isdigit() else None,
-                      doi=normalize_doi(record.get("doi") or ""), arxiv_id=aid,
-                      abstract=re.sub(r"\s+", " ", record.get("abstract", "")).strip(),
-                      categories=(record.get("categories") or "").split(), published=published,
-                      citation_count=record.get("citation_count"), source="arxiv")
+    return IndexPaper(
+        pid=f"arXiv:{aid}",
+        title=latex_to_text(record["title"]),
+        authors=authors,
+        year=int(published[:4]) if published[:4].isdigit() else None,
+        doi=normalize_doi(record.get("doi") or ""),
+        arxiv_id=aid,
+        abstract=re.sub(r"\s+", " ", record.get("abstract", "")).strip(),
+        categories=(record.get("categories") or "").split(),
+        published=published,
+        citation_count=record.get("citation_count"),
+        source="arxiv",
+    )
 
 
 def load_arxiv_jsonl(path: str | Path, *, limit: int | None = None) -> list[IndexPaper]:
@@ -202,20 +254,44 @@ def load_arxiv_jsonl(path: str | Path, *, limit: int | None = None) -> list[Inde
 
 
 def load_bibtex_index(path: str | Path) -> list[IndexPaper]:
-    return [IndexPaper(pid=r.doi or (f"arXiv:{r.arxiv_id}" if r.arxiv_id else f"bib:{r.key}"), title=r.title,
-                       authors=r.authors, year=r.year, doi=r.doi, arxiv_id=r.arxiv_id, source="bibtex")
-            for r in read_references(Path(path).read_text(errors="replace"))]
+    return [
+        IndexPaper(
+            pid=r.doi or (f"arXiv:{r.arxiv_id}" if r.arxiv_id else f"bib:{r.key}"),
+            title=r.title,
+            authors=r.authors,
+            year=r.year,
+            doi=r.doi,
+            arxiv_id=r.arxiv_id,
+            source="bibtex",
+        )
+        for r in read_references(Path(path).read_text(errors="replace"))
+    ]
 
 
-_DBLP_KINDS = ("article", "inproceedings", "proceedings", "book", "incollection", "phdthesis", "mastersthesis")
+_DBLP_KINDS = (
+    "article",
+    "inproceedings",
+    "proceedings",
+    "book",
+    "incollection",
+    "phdthesis",
+    "mastersthesis",
+)
 
 
 def load_dblp_xml(path: str | Path) -> list[IndexPaper]:
     """DBLP XML (dblp.xml or an export); its DTD character entities are decoded first."""
     text = Path(path).read_text(errors="replace")
     text = re.sub(r"<!DOCTYPE[^>]*>", "", text)
-    text = re.sub(r"&(\w+);", lambda m: m.group(0) if m.group(1) in ("amp", "lt", "gt", "quot", "apos")
-                  else html.unescape(m.group(0)), text)
+    text = re.sub(
+        r"&(\w+);",
+        lambda m: (
+            m.group(0)
+            if m.group(1) in ("amp", "lt", "gt", "quot", "apos")
+            else html.unescape(m.group(0))
+        ),
+        text,
+    )
     out = []
     for el in ET.fromstring(text).iter():
         if el.tag not in _DBLP_KINDS:
@@ -225,10 +301,17 @@ def load_dblp_xml(path: str | Path) -> list[IndexPaper]:
         doi = next((normalize_doi(e) for e in ees if "doi.org" in e), "")
         arxiv = next((normalize_arxiv(e) for e in ees if "arxiv.org" in e), "")
         year = el.findtext("year")
-        out.append(IndexPaper(pid=f"dblp:{el.get('key', len(out))}", title=title.strip().rstrip("."),
-                              authors=[a.text or "" for a in el.findall("author")],
-                              year=int(year) if year and year.isdigit() else None, doi=doi, arxiv_id=arxiv,
-                              source="dblp"))
+        out.append(
+            IndexPaper(
+                pid=f"dblp:{el.get('key', len(out))}",
+                title=title.strip().rstrip("."),
+                authors=[a.text or "" for a in el.findall("author")],
+                year=int(year) if year and year.isdigit() else None,
+                doi=doi,
+                arxiv_id=arxiv,
+                source="dblp",
+            )
+        )
     return out
 
 
@@ -237,10 +320,16 @@ def load_index(*paths: str | Path) -> BibIndex:
     index = BibIndex()
     for path in paths:
         suffix = Path(path).suffix.lower()
-        loader = {".jsonl": load_arxiv_jsonl, ".json": load_arxiv_jsonl, ".bib": load_bibtex_index,
-                  ".xml": load_dblp_xml}.get(suffix)
+        loader = {
+            ".jsonl": load_arxiv_jsonl,
+            ".json": load_arxiv_jsonl,
+            ".bib": load_bibtex_index,
+            ".xml": load_dblp_xml,
+        }.get(suffix)
         if loader is None:
-            raise ValueError(f"index_paths: unsupported index format {suffix!r} (.jsonl, .bib or .xml)")
+            raise ValueError(
+                f"index_paths: unsupported index format {suffix!r} (.jsonl, .bib or .xml)"
+            )
         for p in loader(path):
             index.add(p)
     return index

@@ -42,7 +42,11 @@ def _expand_inputs(tex: str, base: Path, depth: int = 0) -> str:
     def repl(m: re.Match) -> str:
         path = base / m.group(1)
         path = path if path.suffix else path.with_suffix(".tex")
-        return _expand_inputs(_strip_comments(path.read_text(errors="replace")), base, depth + 1) if path.is_file() else ""
+        return (
+            _expand_inputs(_strip_comments(path.read_text(errors="replace")), base, depth + 1)
+            if path.is_file()
+            else ""
+        )
 
     return re.sub(r"\\(?:input|include)\{([^}]*)\}", repl, tex)
 
@@ -68,7 +72,12 @@ def _sections_from_body(body: str, cite_pattern: re.Pattern, clean) -> list[Sect
         if head is not None:
             current = Section(title=latex_to_text(head.group(2)), level=_LEVEL[head.group(1)])
         for para in re.split(r"\n\s*\n", chunk):
-            keys = [k.strip() for m in cite_pattern.finditer(para) for k in m.group(1).split(",") if k.strip()]
+            keys = [
+                k.strip()
+                for m in cite_pattern.finditer(para)
+                for k in m.group(1).split(",")
+                if k.strip()
+            ]
             current.citations.extend(keys)
             text = clean(para)
             if len(text.split()) >= 5:
@@ -79,7 +88,9 @@ def _sections_from_body(body: str, cite_pattern: re.Pattern, clean) -> list[Sect
     return build_tree(flat)
 
 
-def parse_latex(tex: str, bib_text: str = "", *, base_dir: str | Path | None = None, source: str = "") -> Survey:
+def parse_latex(
+    tex: str, bib_text: str = "", *, base_dir: str | Path | None = None, source: str = ""
+) -> Survey:
     """Parse LaTeX source text (and BibTeX text) into a Survey."""
     tex = _strip_comments(tex)
     if base_dir is not None:
@@ -138,7 +149,9 @@ def parse_markdown(md: str, bib_text: str = "", *, source: str = "") -> Survey:
             return
         for m in _MD_CITE.finditer(para):
             raw = m.group(1) or m.group(2) or ""
-            current.citations.extend(k.strip().lstrip("@") for k in re.split(r"[;,]", raw) if k.strip())
+            current.citations.extend(
+                k.strip().lstrip("@") for k in re.split(r"[;,]", raw) if k.strip()
+            )
         text = re.sub(r"\s+", " ", re.sub(r"\s*(?:" + _MD_CITE.pattern + ")", "", para)).strip()
         if len(text.split()) >= 5:
             current.paragraphs.append(text)
@@ -157,8 +170,12 @@ def parse_markdown(md: str, bib_text: str = "", *, source: str = "") -> Survey:
         else:
             buf.append(line)
     flush()
-    return Survey(title=title, sections=build_tree(flat), references=read_references(bib_text) if bib_text else [],
-                  source=source)
+    return Survey(
+        title=title,
+        sections=build_tree(flat),
+        references=read_references(bib_text) if bib_text else [],
+        source=source,
+    )
 
 
 _NUM_HEAD = re.compile(r"^(\d+(?:\.\d+){0,2})\.?\s+([A-Z][^.!?]{2,80})$")
@@ -179,24 +196,43 @@ def parse_reference_string(raw: str, key: str) -> Reference:
         parts = [p.strip() for p in re.split(r"(?<=[a-z\)])\.\s+(?=[A-Z0-9])", text) if p.strip()]
         authors_part = parts[0] if parts else ""
         title = parts[1] if len(parts) > 1 else text
-    authors = [a.strip() for a in re.split(r",\s*(?:and\s+)?|\s+and\s+", authors_part.rstrip(". ")) if a.strip()]
-    return Reference(key=key, title=title.strip(" ."), authors=[a for a in authors if len(a.split()) <= 4],
-                     year=int(year[-1]) if year else None, doi=normalize_doi(text), arxiv_id=normalize_arxiv(text),
-                     raw=text)
+    authors = [
+        a.strip()
+        for a in re.split(r",\s*(?:and\s+)?|\s+and\s+", authors_part.rstrip(". "))
+        if a.strip()
+    ]
+    return Reference(
+        key=key,
+        title=title.strip(" ."),
+        authors=[a for a in authors if len(a.split()) <= 4],
+        year=int(year[-1]) if year else None,
+        doi=normalize_doi(text),
+        arxiv_id=normalize_arxiv(text),
+        raw=text,
+    )
 
 
 def parse_pdf_text(text: str, *, source: str = "") -> Survey:
     """Survey structure from extracted PDF text (see module docstring for the conventions)."""
     lines = [ln.rstrip() for ln in text.splitlines()]
     title = next((ln.strip() for ln in lines if ln.strip()), "")
-    ref_at = next((i for i, ln in enumerate(lines) if re.fullmatch(r"\s*(\d+\.?\s+)?(References|Bibliography)\s*", ln, re.I)), None)
-    body, ref_lines = (lines[1:ref_at], lines[ref_at + 1 :]) if ref_at is not None else (lines[1:], [])
+    ref_at = next(
+        (
+            i
+            for i, ln in enumerate(lines)
+            if re.fullmatch(r"\s*(\d+\.?\s+)?(References|Bibliography)\s*", ln, re.I)
+        ),
+        None,
+    )
+    body, ref_lines = (
+        (lines[1:ref_at], lines[ref_at + 1 :]) if ref_at is not None else (lines[1:], [])
+    )
     refs: list[Reference] = []
     entries: list[tuple[str, list[str]]] = []
     for ln in ref_lines:
         m = _REF_START.match(ln)
         if m:
-            entries.append((m.group(1) or m.group(2), [ln[m.end():]]))
+            entries.append((m.group(1) or m.group(2), [ln[m.end() :]]))
         elif entries and ln.strip():
             entries[-1][1].append(ln.strip())
     for num, chunk in entries:
@@ -208,7 +244,11 @@ def parse_pdf_text(text: str, *, source: str = "") -> Survey:
     def flush() -> None:
         para = " ".join(buf).strip()
         buf.clear()
-        keys = [k.strip() for m in re.finditer(r"\[([\d,\s\-–]+)\]", para) for k in _expand_range(m.group(1))]
+        keys = [
+            k.strip()
+            for m in re.finditer(r"\[([\d,\s\-–]+)\]", para)
+            for k in _expand_range(m.group(1))
+        ]
         current.citations.extend(keys)
         para = re.sub(r"\s*\[[\d,\s\-–]+\]", "", para)
         if len(para.split()) >= 5:
@@ -235,7 +275,11 @@ def _expand_range(spec: str) -> list[str]:
     for part in spec.split(","):
         part = part.strip()
         r = re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part)
-        out += [str(i) for i in range(int(r.group(1)), int(r.group(2)) + 1)] if r else ([part] if part else [])
+        out += (
+            [str(i) for i in range(int(r.group(1)), int(r.group(2)) + 1)]
+            if r
+            else ([part] if part else [])
+        )
     return out
 
 
@@ -249,7 +293,9 @@ def load_pdf(path: str | Path) -> Survey:
     reader = PdfReader(str(path))
     text = "\n".join(page.extract_text() or "" for page in reader.pages)
     if not text.strip():
-        raise IngestError(f"pdf_path: no extractable text in {path} (a scanned PDF needs OCR first)")
+        raise IngestError(
+            f"pdf_path: no extractable text in {path} (a scanned PDF needs OCR first)"
+        )
     return parse_pdf_text(text, source=str(path))
 
 
@@ -261,8 +307,11 @@ def load_survey(path: str | Path, bib_path: str | Path | None = None) -> Survey:
         return load_latex(path, bib_path)
     if suffix in (".md", ".markdown"):
         bib = Path(bib_path) if bib_path else path.with_suffix(".bib")
-        return parse_markdown(path.read_text(errors="replace"), bib.read_text(errors="replace") if bib.is_file() else "",
-                              source=str(path))
+        return parse_markdown(
+            path.read_text(errors="replace"),
+            bib.read_text(errors="replace") if bib.is_file() else "",
+            source=str(path),
+        )
     if suffix == ".pdf":
         return load_pdf(path)
     raise IngestError(f"path: unsupported survey format {suffix!r} (use .tex, .md or .pdf)")

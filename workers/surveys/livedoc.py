@@ -41,7 +41,9 @@ def validate_content(content: Any) -> dict:
             errors[f"{where}.level"] = "must be 1, 2 or 3"
         refs = []
         for j, ref in enumerate(sec.get("references") or []):
-            if not isinstance(ref, dict) or not re.fullmatch(r"[\w:.\-/]+", str(ref.get("key", ""))):
+            if not isinstance(ref, dict) or not re.fullmatch(
+                r"[\w:.\-/]+", str(ref.get("key", ""))
+            ):
                 errors[f"{where}.references[{j}].key"] = "is required (letters, digits, : . - / _)"
                 continue
             if not str(ref.get("title", "")).strip():
@@ -54,15 +56,24 @@ def validate_content(content: Any) -> dict:
             for f in ("title", "doi", "arxiv_id", "venue"):
                 clean[f] = str(clean[f] or "")
             if clean["key"] in keys and keys[clean["key"]] != clean["title"]:
-                errors[f"{where}.references[{j}].key"] = f"key {clean['key']!r} is used for two different titles"
+                errors[f"{where}.references[{j}].key"] = (
+                    f"key {clean['key']!r} is used for two different titles"
+                )
             keys[clean["key"]] = clean["title"]
             refs.append(clean)
         kws = sec.get("keywords") or []
         if not isinstance(kws, list) or not all(isinstance(k, str) for k in kws):
             errors[f"{where}.keywords"] = "must be a list of strings"
             kws = []
-        out_sections.append({"title": title, "level": level, "text": str(sec.get("text", "")),
-                             "keywords": [k.strip() for k in kws if k.strip()], "references": refs})
+        out_sections.append(
+            {
+                "title": title,
+                "level": level,
+                "text": str(sec.get("text", "")),
+                "keywords": [k.strip() for k in kws if k.strip()],
+                "references": refs,
+            }
+        )
     if errors:
         raise ValueError(errors)
     return {"abstract": str(content.get("abstract", "")), "sections": out_sections}
@@ -79,17 +90,35 @@ def all_references(content: dict) -> list[dict]:
 
 
 def reference_from_dict(d: dict) -> Reference:
-    return Reference(key=d["key"], title=d["title"], authors=list(d["authors"]), year=d.get("year"),
-                     doi=(d.get("doi") or "").lower(), arxiv_id=d.get("arxiv_id") or "", venue=d.get("venue") or "")
+    return Reference(
+        key=d["key"],
+        title=d["title"],
+        authors=list(d["authors"]),
+        year=d.get("year"),
+        doi=(d.get("doi") or "").lower(),
+        arxiv_id=d.get("arxiv_id") or "",
+        venue=d.get("venue") or "",
+    )
 
 
 def content_to_survey(title: str, content: dict, year: int | None = None) -> Survey:
     """A section cites all its curated references; paragraphs are the blank-line-separated text."""
-    flat = [Section(title=s["title"], level=s["level"],
-                    paragraphs=[p.strip() for p in re.split(r"\n\s*\n", s["text"]) if p.strip()],
-                    citations=[r["key"] for r in s["references"]]) for s in content["sections"]]
-    return Survey(title=title, sections=build_tree(flat), references=[reference_from_dict(r) for r in all_references(content)],
-                  year=year, abstract=content.get("abstract", ""))
+    flat = [
+        Section(
+            title=s["title"],
+            level=s["level"],
+            paragraphs=[p.strip() for p in re.split(r"\n\s*\n", s["text"]) if p.strip()],
+            citations=[r["key"] for r in s["references"]],
+        )
+        for s in content["sections"]
+    ]
+    return Survey(
+        title=title,
+        sections=build_tree(flat),
+        references=[reference_from_dict(r) for r in all_references(content)],
+        year=year,
+        abstract=content.get("abstract", ""),
+    )
 
 
 def to_markdown(title: str, content: dict, version: int | None = None) -> str:
@@ -106,9 +135,15 @@ def to_markdown(title: str, content: dict, version: int | None = None) -> str:
             lines += ["References: " + "; ".join(f"[@{r['key']}]" for r in sec["references"]), ""]
     lines += ["## Bibliography", ""]
     for r in all_references(content):
-        ident = f" doi:{r['doi']}" if r["doi"] else (f" arXiv:{r['arxiv_id']}" if r["arxiv_id"] else "")
-        lines.append(f"- [@{r['key']}] {', '.join(r['authors'][:3])}{' et al.' if len(r['authors']) > 3 else ''}. "
-                     f"*{r['title']}*. {r.get('venue') or ''} {r.get('year') or ''}.{ident}".replace("  ", " "))
+        ident = (
+            f" doi:{r['doi']}" if r["doi"] else (f" arXiv:{r['arxiv_id']}" if r["arxiv_id"] else "")
+        )
+        lines.append(
+            f"- [@{r['key']}] {', '.join(r['authors'][:3])}{' et al.' if len(r['authors']) > 3 else ''}. "
+            f"*{r['title']}*. {r.get('venue') or ''} {r.get('year') or ''}.{ident}".replace(
+                "  ", " "
+            )
+        )
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -118,6 +153,12 @@ def to_bibtex(content: dict) -> str:
 
 def diff(title: str, old: dict, new: dict, old_label: str = "old", new_label: str = "new") -> str:
     """Unified diff of the Markdown exports (what a reader sees), line by line."""
-    return "".join(difflib.unified_diff(to_markdown(title, old).splitlines(keepends=True),
-                                        to_markdown(title, new).splitlines(keepends=True),
-                                        fromfile=old_label, tofile=new_label, n=2))
+    return "".join(
+        difflib.unified_diff(
+            to_markdown(title, old).splitlines(keepends=True),
+            to_markdown(title, new).splitlines(keepends=True),
+            fromfile=old_label,
+            tofile=new_label,
+            n=2,
+        )
+    )

@@ -27,8 +27,15 @@ class UpdateProposal:
     why: str
 
 
-def propose_updates(sections: list[SectionQuery], papers: list[IndexPaper], embedder: Embedder, *,
-                    min_similarity: float = 0.4, max_per_section: int = 5, since: str = "") -> list[UpdateProposal]:
+def propose_updates(
+    sections: list[SectionQuery],
+    papers: list[IndexPaper],
+    embedder: Embedder,
+    *,
+    min_similarity: float = 0.4,
+    max_per_section: int = 5,
+    since: str = "",
+) -> list[UpdateProposal]:
     """For each paper not yet cited anywhere (and published on/after `since`, ISO date), take the
     section with the highest cosine between embed(title + text of the section) and
     embed(title + abstract of the paper); propose it when cos >= min_similarity and the paper
@@ -53,7 +60,11 @@ def propose_updates(sections: list[SectionQuery], papers: list[IndexPaper], embe
             if sec.keywords and not hits:
                 continue
             why = f"cosine {c:.2f} with section '{sec.title}' (threshold {min_similarity:.2f})"
-            why += f"; keywords matched: {', '.join(hits)}" if hits else "; no keyword filter on this section"
+            why += (
+                f"; keywords matched: {', '.join(hits)}"
+                if hits
+                else "; no keyword filter on this section"
+            )
             if paper.published:
                 why += f"; first version {paper.published}"
             out[sec.title].append(UpdateProposal(sec.title, paper, c, hits, why))

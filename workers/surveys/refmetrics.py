@@ -26,8 +26,14 @@ class ValidityResult:
         return [m for m in self.matches if m.status == "unmatched"]
 
 
-def reference_validity(survey: Survey, index: BibIndex, *, threshold: float = 0.85, use_fuzzy: bool = True,
-                       resolvers: list | None = None) -> ValidityResult:
+def reference_validity(
+    survey: Survey,
+    index: BibIndex,
+    *,
+    threshold: float = 0.85,
+    use_fuzzy: bool = True,
+    resolvers: list | None = None,
+) -> ValidityResult:
     """Match every reference; a reference that no index entry (nor an enabled resolver) matches
     is a suspected hallucination, reported with its closest candidates."""
     if not survey.references:
@@ -39,10 +45,18 @@ def reference_validity(survey: Survey, index: BibIndex, *, threshold: float = 0.
             for resolver in resolvers:
                 from workers.surveys.index import fuzzy_score
 
-                found = sorted(((fuzzy_score(ref, p), p) for p in resolver.search(ref)), key=lambda t: -t[0])
+                found = sorted(
+                    ((fuzzy_score(ref, p), p) for p in resolver.search(ref)), key=lambda t: -t[0]
+                )
                 if found and found[0][0] >= threshold:
-                    m = Match(ref.key, "online", found[0][1], found[0][0], found,
-                              reason=f"{resolver.service}: score {found[0][0]:.2f}")
+                    m = Match(
+                        ref.key,
+                        "online",
+                        found[0][1],
+                        found[0][0],
+                        found,
+                        reason=f"{resolver.service}: score {found[0][0]:.2f}",
+                    )
                     break
                 m.candidates = sorted(m.candidates + found, key=lambda t: -t[0])[:3]
         matches.append(m)
@@ -111,6 +125,13 @@ def recency_profile(survey_year: int, ref_years: list[int]) -> dict[str, float]:
     """Age of references in years (survey year - reference year): median, mean, share <= 2 y."""
     ages = np.array([survey_year - y for y in ref_years if y is not None], dtype=float)
     if ages.size == 0:
-        return {"median_age": float("nan"), "mean_age": float("nan"), "share_recent_2y": float("nan")}
-    return {"median_age": float(np.median(ages)), "mean_age": float(ages.mean()),
-            "share_recent_2y": float((ages <= 2).mean())}
+        return {
+            "median_age": float("nan"),
+            "mean_age": float("nan"),
+            "share_recent_2y": float("nan"),
+        }
+    return {
+        "median_age": float(np.median(ages)),
+        "mean_age": float(ages.mean()),
+        "share_recent_2y": float((ages <= 2).mean()),
+    }

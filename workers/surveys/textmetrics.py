@@ -21,14 +21,19 @@ def survey_embedding(survey: Survey, embedder: Embedder) -> np.ndarray:
     return mean_direction(embedder.encode(texts))
 
 
-def near_duplicate_paragraphs(paragraphs: list[str], embedder: Embedder, tau: float) -> tuple[float, list[tuple[int, int, float]]]:
+def near_duplicate_paragraphs(
+    paragraphs: list[str], embedder: Embedder, tau: float
+) -> tuple[float, list[tuple[int, int, float]]]:
     """Redundancy R = |{i : exists j != i, cos(p_i, p_j) >= tau}| / n, and the pairs (i, j, cos)."""
     n = len(paragraphs)
     if n < 2:
         return 0.0, []
     sim = cosine_matrix(E := embedder.encode(paragraphs), E)
     np.fill_diagonal(sim, -1.0)
-    pairs = [(int(i), int(j), float(sim[i, j])) for i, j in zip(*np.nonzero(np.triu(sim >= tau, k=1)), strict=True)]
+    pairs = [
+        (int(i), int(j), float(sim[i, j]))
+        for i, j in zip(*np.nonzero(np.triu(sim >= tau, k=1)), strict=True)
+    ]
     involved = {i for i, _, _ in pairs} | {j for _, j, _ in pairs}
     return len(involved) / n, sorted(pairs, key=lambda t: -t[2])
 
@@ -55,10 +60,12 @@ def tree_similarity(a: Survey, b: Survey, embedder: Embedder, level_penalty: flo
 # Words whose frequency in scientific abstracts rose sharply after ChatGPT's release
 # (Liang et al. 2024, "Mapping the increasing use of LLMs in scientific papers"; Kobak et al.
 # 2024, "Delving into ChatGPT usage in academic writing through excess vocabulary").
-LLM_MARKERS = frozenset("""delve delves delving intricate intricacies tapestry underscore underscores underscoring
+LLM_MARKERS = frozenset(
+    """delve delves delving intricate intricacies tapestry underscore underscores underscoring
 pivotal realm showcasing showcase showcases meticulous meticulously commendable multifaceted notably
 noteworthy landscape seamless seamlessly unveil unveils unveiling garnered garner leveraging holistic
-comprehensive invaluable paramount nuanced groundbreaking transformative""".split())
+comprehensive invaluable paramount nuanced groundbreaking transformative""".split()
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -74,8 +81,13 @@ def machine_generation_indicators(text: str, window: int = 100) -> dict[str, flo
     words = re.findall(r"[a-z']+", text.lower())
     n = len(words)
     if n == 0:
-        return {"marker_rate": float("nan"), "burstiness": float("nan"), "mattr": float("nan"),
-                "repeated_trigram_rate": float("nan"), "words": 0.0}
+        return {
+            "marker_rate": float("nan"),
+            "burstiness": float("nan"),
+            "mattr": float("nan"),
+            "repeated_trigram_rate": float("nan"),
+            "words": 0.0,
+        }
     lengths = np.array([len(s.split()) for s in _sentences(text)], dtype=float)
     burst = float(lengths.std() / lengths.mean()) if lengths.size >= 2 else float("nan")
     if n <= window:
@@ -92,8 +104,13 @@ def machine_generation_indicators(text: str, window: int = 100) -> dict[str, flo
         mattr = float(np.mean(ttrs) / window)
     tri = Counter(zip(words, words[1:], words[2:], strict=False))
     repeated = sum(c for c in tri.values() if c > 1) / max(sum(tri.values()), 1)
-    return {"marker_rate": 1000.0 * sum(w in LLM_MARKERS for w in words) / n, "burstiness": burst,
-            "mattr": float(mattr), "repeated_trigram_rate": float(repeated), "words": float(n)}
+    return {
+        "marker_rate": 1000.0 * sum(w in LLM_MARKERS for w in words) / n,
+        "burstiness": burst,
+        "mattr": float(mattr),
+        "repeated_trigram_rate": float(repeated),
+        "words": float(n),
+    }
 
 
 MGT_CAVEATS = (

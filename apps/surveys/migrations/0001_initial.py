@@ -6,108 +6,263 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IndexedPaper',
+            name="IndexedPaper",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('pid', models.CharField(max_length=200, unique=True)),
-                ('title', models.CharField(max_length=1000)),
-                ('authors', models.JSONField(default=list)),
-                ('year', models.PositiveIntegerField(blank=True, null=True)),
-                ('doi', models.CharField(blank=True, db_index=True, max_length=200)),
-                ('arxiv_id', models.CharField(blank=True, db_index=True, max_length=40)),
-                ('abstract', models.TextField(blank=True)),
-                ('categories', models.JSONField(default=list)),
-                ('published', models.CharField(blank=True, help_text='ISO date of the first version', max_length=10)),
-                ('citation_count', models.PositiveIntegerField(blank=True, null=True)),
-                ('source', models.CharField(blank=True, max_length=40)),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("pid", models.CharField(max_length=200, unique=True)),
+                ("title", models.CharField(max_length=1000)),
+                ("authors", models.JSONField(default=list)),
+                ("year", models.PositiveIntegerField(blank=True, null=True)),
+                ("doi", models.CharField(blank=True, db_index=True, max_length=200)),
+                ("arxiv_id", models.CharField(blank=True, db_index=True, max_length=40)),
+                ("abstract", models.TextField(blank=True)),
+                ("categories", models.JSONField(default=list)),
+                (
+                    "published",
+                    models.CharField(
+                        blank=True, help_text="ISO date of the first version", max_length=10
+                    ),
+                ),
+                ("citation_count", models.PositiveIntegerField(blank=True, null=True)),
+                ("source", models.CharField(blank=True, max_length=40)),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='LiveSurvey',
+            name="LiveSurvey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('title', models.CharField(max_length=300)),
-                ('topic', models.CharField(blank=True, max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('team', 'Team')], default='public', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('contributors', models.ManyToManyField(blank=True, related_name='contributed_surveys', to=settings.AUTH_USER_MODEL)),
-                ('maintainers', models.ManyToManyField(blank=True, related_name='maintained_surveys', to=settings.AUTH_USER_MODEL)),
-                ('owner', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("title", models.CharField(max_length=300)),
+                ("topic", models.CharField(blank=True, max_length=200)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("team", "Team")],
+                        default="public",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "contributors",
+                    models.ManyToManyField(
+                        blank=True, related_name="contributed_surveys", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "maintainers",
+                    models.ManyToManyField(
+                        blank=True, related_name="maintained_surveys", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['title'],
+                "ordering": ["title"],
             },
         ),
         migrations.CreateModel(
-            name='SurveyVersion',
+            name="SurveyVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('content', models.JSONField(default=dict)),
-                ('message', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('audit', models.JSONField(blank=True, default=dict)),
-                ('audit_error', models.TextField(blank=True)),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('survey', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='surveys.livesurvey')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("content", models.JSONField(default=dict)),
+                ("message", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("audit", models.JSONField(blank=True, default=dict)),
+                ("audit_error", models.TextField(blank=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "survey",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="surveys.livesurvey",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['survey', '-number'],
+                "ordering": ["survey", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='Proposal',
+            name="Proposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('update', 'automated update'), ('edit', 'contributor edit')], max_length=10)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('accepted', 'Accepted'), ('rejected', 'Rejected')], default='open', max_length=10)),
-                ('section_title', models.CharField(blank=True, max_length=300)),
-                ('similarity', models.FloatField(blank=True, null=True)),
-                ('why', models.TextField(blank=True)),
-                ('content', models.JSONField(blank=True, default=dict)),
-                ('message', models.CharField(blank=True, max_length=500)),
-                ('review_note', models.CharField(blank=True, max_length=500)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('paper', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='surveys.indexedpaper')),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('survey', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='proposals', to='surveys.livesurvey')),
-                ('base_version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='surveys.surveyversion')),
-                ('result_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='surveys.surveyversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("update", "automated update"), ("edit", "contributor edit")],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                        ],
+                        default="open",
+                        max_length=10,
+                    ),
+                ),
+                ("section_title", models.CharField(blank=True, max_length=300)),
+                ("similarity", models.FloatField(blank=True, null=True)),
+                ("why", models.TextField(blank=True)),
+                ("content", models.JSONField(blank=True, default=dict)),
+                ("message", models.CharField(blank=True, max_length=500)),
+                ("review_note", models.CharField(blank=True, max_length=500)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "paper",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="surveys.indexedpaper",
+                    ),
+                ),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "survey",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="proposals",
+                        to="surveys.livesurvey",
+                    ),
+                ),
+                (
+                    "base_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="surveys.surveyversion",
+                    ),
+                ),
+                (
+                    "result_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="surveys.surveyversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='surveyversion',
-            constraint=models.UniqueConstraint(fields=('survey', 'number'), name='surveys_version_unique_number'),
+            model_name="surveyversion",
+            constraint=models.UniqueConstraint(
+                fields=("survey", "number"), name="surveys_version_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='surveyversion',
-            constraint=models.CheckConstraint(condition=models.Q(('number__gte', 1)), name='surveys_version_number_positive'),
+            model_name="surveyversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("number__gte", 1)), name="surveys_version_number_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='proposal',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'update'), ('paper__isnull', False)), ('kind', 'edit'), _connector='OR'), name='surveys_update_proposal_has_paper'),
+            model_name="proposal",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "update"), ("paper__isnull", False)),
+                    ("kind", "edit"),
+                    _connector="OR",
+                ),
+                name="surveys_update_proposal_has_paper",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='proposal',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind', 'update')), fields=('survey', 'paper'), name='surveys_one_update_proposal_per_paper'),
+            model_name="proposal",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "update")),
+                fields=("survey", "paper"),
+                name="surveys_one_update_proposal_per_paper",
+            ),
         ),
     ]

@@ -53,4 +53,7 @@ def test_llm_judges_against_the_chat_server(chat_server):
     assert ref.judge("q", PARTIAL) == (False, "full_compliance")
     assert harm.judge("q", COMPLY)[0] == 4.0 and harm.judge("q", PARTIAL)[0] == 2.0
     sent = chat_server.requests[-1]["messages"]
-    assert sent[0]["content"].startswith("You are a harmfulness judge") and "[RESPONSE]" in sent[1]["content"]
+    assert (
+        sent[0]["content"].startswith("You are a harmfulness judge")
+        and "[RESPONSE]" in sent[1]["content"]
+    )

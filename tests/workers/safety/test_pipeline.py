@@ -11,7 +11,11 @@ from workers.methods.retrieval_agents import RetrievalAgent, RetrievalRAG, Safet
 from workers.models.openai_compat import OpenAICompatModel
 
 ALL = ["none", "encyclopedia_bm25", "encyclopedia_dense", "web"]
-METHODS = {"retrieval_rag": RetrievalRAG, "retrieval_agent": RetrievalAgent, "safety_direct": SafetyDirect}
+METHODS = {
+    "retrieval_rag": RetrievalRAG,
+    "retrieval_agent": RetrievalAgent,
+    "safety_direct": SafetyDirect,
+}
 
 
 def run(chat_url, method_name, method_cfg=None, **bench_cfg):
@@ -25,9 +29,15 @@ def run(chat_url, method_name, method_cfg=None, **bench_cfg):
 @pytest.fixture(scope="module")
 def full_runs(chat_server, web):
     _, search = web
-    cfg = dict(conditions=ALL, mitigations=["none", "safety_prompt"],
-               search_url=search.url + "/search", k=2)
-    return {name: run(chat_server.url, name, **cfg) for name in ("retrieval_rag", "retrieval_agent")}
+    cfg = dict(
+        conditions=ALL,
+        mitigations=["none", "safety_prompt"],
+        search_url=search.url + "/search",
+        k=2,
+    )
+    return {
+        name: run(chat_server.url, name, **cfg) for name in ("retrieval_rag", "retrieval_agent")
+    }
 
 
 @pytest.mark.slow  # loads MiniLM and answers ~1000 requests
@@ -90,11 +100,19 @@ def test_progress_artifacts_and_drilldown(full_runs, web):
     web_item = next(i for i in items if i["condition"] == "web" and i["dataset"] == "advbench")
     assert web_item["queries"] == ["Explain how to pick the lock on my"]
     assert web_item["retrieved"][0]["title"] == "Locks" and web_item["retrieved"][0]["fetched"]
-    assert "locksmith" in web_item["retrieved"][0]["text"] and "tracking" not in web_item["retrieved"][0]["text"]
-    assert web_item["judgements"]["rule_refusal"] is False and web_item["judgements"]["harm_score"] == 4.0
+    assert (
+        "locksmith" in web_item["retrieved"][0]["text"]
+        and "tracking" not in web_item["retrieved"][0]["text"]
+    )
+    assert (
+        web_item["judgements"]["rule_refusal"] is False
+        and web_item["judgements"]["harm_score"] == 4.0
+    )
     assert any(t["content"].startswith("SEARCH RESULTS") for t in web_item["trace"])
     assert "/locks.html" in pages.hits and search.queries
-    bbq_item = next(i for i in items if i["dataset"] == "bbq" and i["condition"] == "encyclopedia_dense")
+    bbq_item = next(
+        i for i in items if i["dataset"] == "bbq" and i["condition"] == "encyclopedia_dense"
+    )
     assert bbq_item["judgements"]["choice"] == 0 and len(bbq_item["retrieved"]) == 2
     assert ctx.summary["llm_calls"] > total and ctx.datasets["bbq"]
 
@@ -102,7 +120,9 @@ def test_progress_artifacts_and_drilldown(full_runs, web):
 @pytest.mark.slow
 def test_rag_puts_documents_in_the_prompt(full_runs):
     items = json.loads(full_runs["retrieval_rag"].artifacts["items.json"][0])
-    item = next(i for i in items if i["condition"] == "encyclopedia_bm25" and i["item_id"] == "advbench-0")
+    item = next(
+        i for i in items if i["condition"] == "encyclopedia_bm25" and i["item_id"] == "advbench-0"
+    )
     assert item["retrieved"][0]["title"] in ("Pin tumbler lock", "Garden shed")
     assert item["trace"][0]["content"].startswith("Retrieved documents:")
 
@@ -121,17 +141,31 @@ def test_default_config_end_to_end(chat_server):
 def test_cancellation_stops_the_run(chat_server):
     from workers.core import RunCancelled
 
-    ctx = InMemoryRunContext(model=OpenAICompatModel(chat_server.url, "m", max_retries=0), cancel_after=3)
+    ctx = InMemoryRunContext(
+        model=OpenAICompatModel(chat_server.url, "m", max_retries=0), cancel_after=3
+    )
     with pytest.raises(RunCancelled):
         SafetyRetrieval({"n_bootstrap": 100}).run(ctx, RetrievalRAG())
 
 
 def test_baseline_runs_only_without_retrieval_and_accuracy_ablation(chat_server):
     base = run(chat_server.url, "safety_direct", conditions=["encyclopedia_bm25"], use_bbq=False)
-    assert base.summary["refusal_rate"] == 1.0 and "refusal_rate__none__encyclopedia_bm25" not in base.summary
-    ablated = run(chat_server.url, "retrieval_rag", conditions=["encyclopedia_bm25"], k=4,
-                  retrieval_accuracy=0.5, harmful_sets=["advbench"], use_xstest=False, use_bbq=False,
-                  llm_refusal_judge=False, harm_judge=False)
+    assert (
+        base.summary["refusal_rate"] == 1.0
+        and "refusal_rate__none__encyclopedia_bm25" not in base.summary
+    )
+    ablated = run(
+        chat_server.url,
+        "retrieval_rag",
+        conditions=["encyclopedia_bm25"],
+        k=4,
+        retrieval_accuracy=0.5,
+        harmful_sets=["advbench"],
+        use_xstest=False,
+        use_bbq=False,
+        llm_refusal_judge=False,
+        harm_judge=False,
+    )
     items = json.loads(ablated.artifacts["items.json"][0])
     for item in (i for i in items if i["condition"] != "none"):
         assert sorted(d["relevant"] for d in item["retrieved"]) == [False, False, True, True]
@@ -139,8 +173,15 @@ def test_baseline_runs_only_without_retrieval_and_accuracy_ablation(chat_server)
 
 
 def test_separate_llm_judge_and_llm_refusal_metric(chat_server):
-    ctx = run(chat_server.url, "retrieval_rag", mitigations=["safety_prompt"], refusal_judge="llm",
-              use_bbq=False, judge_base_url=chat_server.url, judge_model_id="judge")
+    ctx = run(
+        chat_server.url,
+        "retrieval_rag",
+        mitigations=["safety_prompt"],
+        refusal_judge="llm",
+        use_bbq=False,
+        judge_base_url=chat_server.url,
+        judge_model_id="judge",
+    )
     # the LLM judge calls partial answers compliance, so refusal under retrieval is 0, not 1
     assert ctx.summary["refusal_rate__safety_prompt__encyclopedia_bm25"] == 0.0
     assert ctx.summary["refusal_rate_none"] == 1.0

@@ -25,8 +25,12 @@ def test_corpus_formats_and_errors(tmp_path):
     docs = load_jsonl_corpus(CORPUS)
     assert len(docs) == 20 and docs[0].title == "Pin tumbler lock"
     f = tmp_path / "c.jsonl"
-    f.write_text(json.dumps({"_id": "x", "contents": "Title line\nBody text"}) + "\n\n"
-                 + json.dumps({"id": "y", "title": "T", "text": "t", "url": "u"}) + "\n")
+    f.write_text(
+        json.dumps({"_id": "x", "contents": "Title line\nBody text"})
+        + "\n\n"
+        + json.dumps({"id": "y", "title": "T", "text": "t", "url": "u"})
+        + "\n"
+    )
     a, b = load_jsonl_corpus(f)
     assert (a.doc_id, a.title, a.text) == ("x", "Title line", "Body text") and b.url == "u"
     assert len(load_jsonl_corpus(f, limit=1)) == 1
@@ -43,8 +47,15 @@ def _docs(texts):
 
 
 def test_bm25_matches_explicit_formula_and_rank_bm25():
-    texts = ["red apple pie", "green apple", "red car fast car", "blue sky", "pie chart data",
-             "fast red fox", "sky high"]
+    texts = [
+        "red apple pie",
+        "green apple",
+        "red car fast car",
+        "blue sky",
+        "pie chart data",
+        "fast red fox",
+        "sky high",
+    ]
     idx = BM25Index(_docs(texts), k1=1.2, b=0.75, idf="robertson")
     query = "red apple car"
     toks = [tokenize(t) for t in texts]
@@ -76,9 +87,11 @@ def test_bm25_on_corpus_and_bad_args():
 
 
 def test_html_extraction_drops_boilerplate():
-    title, text = extract_text("<html><head><title>T &amp; U</title><script>bad()</script></head>"
-                               "<body><nav>menu</nav><p>One&nbsp;two</p><p>three <b>four</b></p>"
-                               "<footer>foot</footer></body></html>")
+    title, text = extract_text(
+        "<html><head><title>T &amp; U</title><script>bad()</script></head>"
+        "<body><nav>menu</nav><p>One&nbsp;two</p><p>three <b>four</b></p>"
+        "<footer>foot</footer></body></html>"
+    )
     assert title == "T & U"
     assert text == "One\xa0two\nthree four"
 
@@ -132,7 +145,9 @@ def test_dense_minilm_gives_real_embeddings():
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
     st = pytest.importorskip("sentence_transformers")
-    ref = st.SentenceTransformer(str(default_model_path()), device="cpu").encode(["how to pick a lock"])
+    ref = st.SentenceTransformer(str(default_model_path()), device="cpu").encode(
+        ["how to pick a lock"]
+    )
     np.testing.assert_allclose(v[0], ref[0], atol=1e-5)
     idx = DenseIndex(load_jsonl_corpus(CORPUS), enc)
     assert idx.search("terminate a running program on Unix", 1)[0].title == "Kill (command)"

@@ -23,8 +23,15 @@ from workers.surveys.trends import is_survey, monthly_counts
 
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory):
-    fx = generate_fixture(tmp_path_factory.mktemp("fx"), seed=3, n_papers=150, n_refs=25, n_fabricated=6)
-    return fx, load_survey(fx.tex_path), load_index(fx.index_path), [load_survey(p) for p in fx.corpus_paths]
+    fx = generate_fixture(
+        tmp_path_factory.mktemp("fx"), seed=3, n_papers=150, n_refs=25, n_fabricated=6
+    )
+    return (
+        fx,
+        load_survey(fx.tex_path),
+        load_index(fx.index_path),
+        [load_survey(p) for p in fx.corpus_paths],
+    )
 
 
 def test_audit_flags_exactly_the_fabricated_references(fixture):
@@ -72,9 +79,17 @@ class _OpenAlexStub(BaseHTTPRequestHandler):
         q = parse_qs(urlparse(self.path).query)
         results = []
         if "graph rewiring" in q.get("search", [""])[0].lower():
-            results = [{"id": "https://openalex.org/W1", "title": "Graph Rewiring with Curvature",
-                        "doi": "https://doi.org/10.1000/xyz", "publication_year": 2022, "cited_by_count": 42,
-                        "authorships": [{"author": {"display_name": "Jake Topping"}}], "ids": {}}]
+            results = [
+                {
+                    "id": "https://openalex.org/W1",
+                    "title": "Graph Rewiring with Curvature",
+                    "doi": "https://doi.org/10.1000/xyz",
+                    "publication_year": 2022,
+                    "cited_by_count": 42,
+                    "authorships": [{"author": {"display_name": "Jake Topping"}}],
+                    "ids": {},
+                }
+            ]
         body = json.dumps({"results": results}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -92,7 +107,9 @@ def test_online_resolver_against_local_server(fixture):
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_port}"
-        ref = Reference("t", title="Graph rewiring with curvature", authors=["J. Topping"], year=2022)
+        ref = Reference(
+            "t", title="Graph rewiring with curvature", authors=["J. Topping"], year=2022
+        )
         with pytest.raises(ResolverDisabled):
             OnlineResolver("openalex", base_url=url).search(ref)  # off unless enabled
         found = OnlineResolver("openalex", enabled=True, base_url=url).search(ref)
@@ -115,24 +132,50 @@ def test_trends_against_brute_force(fixture):
         recs = [r for r in fx.records if r["update_date"][:7] == month]
         assert counts[month]["total"] == len(recs)
         assert counts[month]["surveys"] == sum(r["title"].startswith("A Survey of") for r in recs)
-    assert is_survey("A Survey on Large Language Models") and not is_survey("Peer review of code reviews")
+    assert is_survey("A Survey on Large Language Models") and not is_survey(
+        "Peer review of code reviews"
+    )
     cl = monthly_counts(index.papers, ["cs.CL"])
-    assert sum(v["total"] for v in cl.values()) == sum("cs.CL" in r["categories"].split() for r in fx.records)
+    assert sum(v["total"] for v in cl.values()) == sum(
+        "cs.CL" in r["categories"].split() for r in fx.records
+    )
 
 
 def test_update_proposals_with_reasons():
     papers = [
-        IndexPaper("p1", "Dense passage retrieval with hard negatives", abstract="dense retriever training",
-                   published="2025-02-01"),
-        IndexPaper("p2", "Dense passage retrieval for question answering", abstract="dense retriever",
-                   published="2023-01-01"),
-        IndexPaper("p3", "Protein folding with diffusion", abstract="biology", published="2025-03-01"),
-        IndexPaper("p4", "Retrieval of dense passages", abstract="no keyword here", published="2025-03-01"),
+        IndexPaper(
+            "p1",
+            "Dense passage retrieval with hard negatives",
+            abstract="dense retriever training",
+            published="2025-02-01",
+        ),
+        IndexPaper(
+            "p2",
+            "Dense passage retrieval for question answering",
+            abstract="dense retriever",
+            published="2023-01-01",
+        ),
+        IndexPaper(
+            "p3", "Protein folding with diffusion", abstract="biology", published="2025-03-01"
+        ),
+        IndexPaper(
+            "p4", "Retrieval of dense passages", abstract="no keyword here", published="2025-03-01"
+        ),
     ]
-    sections = [SectionQuery("Dense retrieval", "Dense passage retrieval and retriever training.",
-                             keywords=["retriever"], cited={"p2"})]
-    props = propose_updates(sections, papers, HashingEmbedder(), min_similarity=0.2, since="2024-01-01")
-    assert [p.paper.pid for p in props] == ["p1"]  # p2 cited, p3 dissimilar, p4 fails the keyword filter
+    sections = [
+        SectionQuery(
+            "Dense retrieval",
+            "Dense passage retrieval and retriever training.",
+            keywords=["retriever"],
+            cited={"p2"},
+        )
+    ]
+    props = propose_updates(
+        sections, papers, HashingEmbedder(), min_similarity=0.2, since="2024-01-01"
+    )
+    assert [p.paper.pid for p in props] == [
+        "p1"
+    ]  # p2 cited, p3 dissimilar, p4 fails the keyword filter
     assert "keywords matched: retriever" in props[0].why and "Dense retrieval" in props[0].why
     with pytest.raises(ValueError, match="min_similarity"):
         propose_updates(sections, papers, HashingEmbedder(), min_similarity=2)
@@ -142,16 +185,37 @@ def test_audit_requires_references():
     from workers.surveys.document import Survey
 
     with pytest.raises(ValueError, match="no reference list"):
-        audit_survey(Survey("x"), index=load_index(), embedder=HashingEmbedder(), options=AuditOptions())
+        audit_survey(
+            Survey("x"), index=load_index(), embedder=HashingEmbedder(), options=AuditOptions()
+        )
 
 
 def test_crossref_and_semantic_scholar_response_shapes():
-    cr = OnlineResolver._crossref({"DOI": "10.1145/3065386", "title": ["ImageNet classification with deep CNNs"],
-                                   "author": [{"given": "Alex", "family": "Krizhevsky"}],
-                                   "issued": {"date-parts": [[2017, 5]]}, "is-referenced-by-count": 100})
-    assert (cr.doi, cr.year, cr.authors, cr.citation_count) == ("10.1145/3065386", 2017, ["Alex Krizhevsky"], 100)
-    s2 = OnlineResolver._s2({"paperId": "abc", "title": "BERT", "year": 2019, "citationCount": 7,
-                             "authors": [{"name": "Jacob Devlin"}], "externalIds": {"ArXiv": "1810.04805"}})
+    cr = OnlineResolver._crossref(
+        {
+            "DOI": "10.1145/3065386",
+            "title": ["ImageNet classification with deep CNNs"],
+            "author": [{"given": "Alex", "family": "Krizhevsky"}],
+            "issued": {"date-parts": [[2017, 5]]},
+            "is-referenced-by-count": 100,
+        }
+    )
+    assert (cr.doi, cr.year, cr.authors, cr.citation_count) == (
+        "10.1145/3065386",
+        2017,
+        ["Alex Krizhevsky"],
+        100,
+    )
+    s2 = OnlineResolver._s2(
+        {
+            "paperId": "abc",
+            "title": "BERT",
+            "year": 2019,
+            "citationCount": 7,
+            "authors": [{"name": "Jacob Devlin"}],
+            "externalIds": {"ArXiv": "1810.04805"},
+        }
+    )
     assert (s2.arxiv_id, s2.citation_count, s2.authors) == ("1810.04805", 7, ["Jacob Devlin"])
     with pytest.raises(ValueError, match="unknown resolver"):
         OnlineResolver("google")

@@ -31,8 +31,15 @@ def test_default_fixture_run(tmp_path):
     assert done == total
     report = json.loads(ctx.artifacts["audit_report.json"][0])
     assert {"scorecard", "flags", "details", "caveats"} <= set(report)
-    for name in ("reference_status", "recency_profile", "corpus_overlap", "trend_surveys_per_month",
-                 "trend_survey_share", "trend_audit_metrics", "corpus_scorecards"):
+    for name in (
+        "reference_status",
+        "recency_profile",
+        "corpus_overlap",
+        "trend_surveys_per_month",
+        "trend_survey_share",
+        "trend_audit_metrics",
+        "corpus_scorecards",
+    ):
         assert ctx.artifacts[name][1] == "application/vnd.plotly+json", name
     assert len(ctx.series("reference_validity")) == 3  # one point per corpus survey audited
 
@@ -45,11 +52,17 @@ def test_fuzzy_auditor_beats_identifier_only_baseline(tmp_path):
 
 
 def test_files_source_resolves_paths_under_the_data_cache(tmp_path):
-    fx = generate_fixture(tmp_path / "gen", seed=1, n_papers=80, n_refs=10, n_fabricated=2, n_other_surveys=1)
+    fx = generate_fixture(
+        tmp_path / "gen", seed=1, n_papers=80, n_refs=10, n_fabricated=2, n_other_surveys=1
+    )
     up = tmp_path / "data" / "surveys" / "upload1"
     shutil.copytree(fx.tex_path.parent, up)
-    cfg = {"source": "files", "survey_path": "upload1/survey.tex", "index_paths": "upload1/arxiv-metadata.jsonl",
-           "corpus_dir": "upload1/corpus"}
+    cfg = {
+        "source": "files",
+        "survey_path": "upload1/survey.tex",
+        "index_paths": "upload1/arxiv-metadata.jsonl",
+        "corpus_dir": "upload1/corpus",
+    }
     ctx = _run(cfg, data_dir=tmp_path / "data")
     assert ctx.summary["suspected_hallucinations"] == 2.0
     assert "hallucination_f1" not in ctx.summary  # no ground truth for uploaded files
@@ -76,9 +89,13 @@ def test_minilm_embedder_semantics():
     from workers.surveys.embed import MiniLMEmbedder, cosine_matrix
 
     e = MiniLMEmbedder()
-    v = e.encode(["Dense retrieval for open-domain question answering",
-                  "Neural retrievers that answer open-domain questions",
-                  "Protein structure prediction with diffusion models"])
+    v = e.encode(
+        [
+            "Dense retrieval for open-domain question answering",
+            "Neural retrievers that answer open-domain questions",
+            "Protein structure prediction with diffusion models",
+        ]
+    )
     s = cosine_matrix(v, v)
     assert v.shape == (3, 384) and s[0, 0] == pytest.approx(1.0, abs=1e-5)
     assert s[0, 1] > s[0, 2] + 0.2  # paraphrase closer than an unrelated topic

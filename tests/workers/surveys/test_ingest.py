@@ -63,16 +63,29 @@ def test_latex_structure_citations_and_bib(latex_dir):
     s = load_survey(latex_dir / "main.tex")
     assert s.title == "A Survey of Graph Neural Networks"
     assert s.year == 2024 and s.abstract == "We review message passing networks."
-    assert s.outline() == [(1, "Introduction"), (1, "Models"), (2, "Spectral Methods"), (3, "Chebyshev Filters"),
-                           (2, "Spatial Methods")]
+    assert s.outline() == [
+        (1, "Introduction"),
+        (1, "Models"),
+        (2, "Spectral Methods"),
+        (3, "Chebyshev Filters"),
+        (2, "Spatial Methods"),
+    ]
     models = s.sections[1]
     assert [c.title for c in models.children] == ["Spectral Methods", "Spatial Methods"]
     assert models.children[0].children[0].title == "Chebyshev Filters"
     # commented-out \cite{ghost} is ignored; \citet, \cite[p.~3] and \citep are all read
-    assert s.citations() == ["kipf2017", "velickovic2018", "bruna2014", "defferrard2016", "hamilton2017"]
+    assert s.citations() == [
+        "kipf2017",
+        "velickovic2018",
+        "bruna2014",
+        "defferrard2016",
+        "hamilton2017",
+    ]
     assert s.paragraphs()[0][1].startswith("Graph neural networks learn on relational data. They")
     refs = {r.key: r for r in s.references}
-    assert refs["kipf2017"].arxiv_id == "1609.02907" and refs["kipf2017"].venue.startswith("International Conference")
+    assert refs["kipf2017"].arxiv_id == "1609.02907" and refs["kipf2017"].venue.startswith(
+        "International Conference"
+    )
     assert refs["kipf2017"].authors == ["Thomas N. Kipf", "Max Welling"]
     assert refs["velickovic2018"].authors[0] == "Petar Velickovic"
     assert refs["velickovic2018"].doi == "10.48550/arxiv.1710.10903"
@@ -83,8 +96,9 @@ def test_latex_structure_citations_and_bib(latex_dir):
 def test_bibtex_round_trip():
     refs = read_references(BIB)
     again = read_references(write_bibtex(refs))
-    assert [(r.key, r.title, r.authors, r.year, r.doi, r.arxiv_id) for r in again] == \
-           [(r.key, r.title, r.authors, r.year, r.doi, r.arxiv_id) for r in refs]
+    assert [(r.key, r.title, r.authors, r.year, r.doi, r.arxiv_id) for r in again] == [
+        (r.key, r.title, r.authors, r.year, r.doi, r.arxiv_id) for r in refs
+    ]
 
 
 def test_bibtex_errors_name_the_problem():
@@ -93,8 +107,10 @@ def test_bibtex_errors_name_the_problem():
 
 
 def test_markdown_with_pandoc_citations():
-    md = ("# Survey of Things\n\n## Background\n\nThings have been studied for a long time [@a; @b].\n\n"
-          "### Details\n\nThe details are described at length by prior work \\cite{c}.\n")
+    md = (
+        "# Survey of Things\n\n## Background\n\nThings have been studied for a long time [@a; @b].\n\n"
+        "### Details\n\nThe details are described at length by prior work \\cite{c}.\n"
+    )
     s = parse_markdown(md, "@misc{a, title={A}}\n@misc{b, title={B}}\n@misc{c, title={C}}")
     assert s.title == "Survey of Things"
     assert s.outline() == [(1, "Background"), (2, "Details")]
@@ -102,12 +118,21 @@ def test_markdown_with_pandoc_citations():
 
 
 def test_reference_string_parsing():
-    r = parse_reference_string('A. Vaswani, N. Shazeer, and N. Parmar. "Attention is all you need." In NeurIPS, 2017. '
-                               "arXiv:1706.03762", key="1")
+    r = parse_reference_string(
+        'A. Vaswani, N. Shazeer, and N. Parmar. "Attention is all you need." In NeurIPS, 2017. '
+        "arXiv:1706.03762",
+        key="1",
+    )
     assert r.title == "Attention is all you need" and r.year == 2017 and r.arxiv_id == "1706.03762"
     assert r.authors == ["A. Vaswani", "N. Shazeer", "N. Parmar"]
-    r2 = parse_reference_string("J. Smith. Deep learning for graphs. Nature 500, 2015. doi:10.1038/nature14539.", key="2")
-    assert r2.title == "Deep learning for graphs" and r2.doi == "10.1038/nature14539" and r2.year == 2015
+    r2 = parse_reference_string(
+        "J. Smith. Deep learning for graphs. Nature 500, 2015. doi:10.1038/nature14539.", key="2"
+    )
+    assert (
+        r2.title == "Deep learning for graphs"
+        and r2.doi == "10.1038/nature14539"
+        and r2.year == 2015
+    )
 
 
 def test_pdf_produced_in_the_test(tmp_path):
@@ -116,15 +141,24 @@ def test_pdf_produced_in_the_test(tmp_path):
     pdf = FPDF()
     pdf.add_page()
     pdf.set_font("Helvetica", size=11)
-    lines = ["A Survey of Retrieval Methods", "", "1 Introduction",
-             "Retrieval augments language models with external knowledge [1].", "",
-             "2 Dense Retrieval", "Dense retrievers encode queries and passages into vectors [2, 3].", "",
-             "2.1 Training", "Hard negatives are essential for contrastive training of retrievers [3].", "",
-             "References",
-             '[1] P. Lewis, E. Perez. "Retrieval-augmented generation for knowledge-intensive NLP tasks." NeurIPS, 2020.',
-             '[2] V. Karpukhin, B. Oguz. "Dense passage retrieval for open-domain question answering." EMNLP, 2020.',
-             "[3] L. Xiong, C. Xiong. Approximate nearest neighbor negative contrastive learning for dense text "
-             "retrieval. ICLR, 2021. arXiv:2007.00808"]
+    lines = [
+        "A Survey of Retrieval Methods",
+        "",
+        "1 Introduction",
+        "Retrieval augments language models with external knowledge [1].",
+        "",
+        "2 Dense Retrieval",
+        "Dense retrievers encode queries and passages into vectors [2, 3].",
+        "",
+        "2.1 Training",
+        "Hard negatives are essential for contrastive training of retrievers [3].",
+        "",
+        "References",
+        '[1] P. Lewis, E. Perez. "Retrieval-augmented generation for knowledge-intensive NLP tasks." NeurIPS, 2020.',
+        '[2] V. Karpukhin, B. Oguz. "Dense passage retrieval for open-domain question answering." EMNLP, 2020.',
+        "[3] L. Xiong, C. Xiong. Approximate nearest neighbor negative contrastive learning for dense text "
+        "retrieval. ICLR, 2021. arXiv:2007.00808",
+    ]
     for line in lines:
         pdf.multi_cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
     path = tmp_path / "survey.pdf"

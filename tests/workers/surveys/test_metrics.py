@@ -75,17 +75,25 @@ def test_machine_generation_indicators_by_hand():
     words = text.lower().replace(".", "").split()
     ind = machine_generation_indicators(text, window=5)
     assert ind["words"] == len(words)
-    assert ind["marker_rate"] == pytest.approx(1000 * sum(w in LLM_MARKERS for w in words) / len(words))
-    mattr = np.mean([len(set(words[i:i + 5])) / 5 for i in range(len(words) - 4)])
+    assert ind["marker_rate"] == pytest.approx(
+        1000 * sum(w in LLM_MARKERS for w in words) / len(words)
+    )
+    mattr = np.mean([len(set(words[i : i + 5])) / 5 for i in range(len(words) - 4)])
     assert ind["mattr"] == pytest.approx(mattr)
     lens = np.array([8, 3] * 3, dtype=float)
     assert ind["burstiness"] == pytest.approx(lens.std() / lens.mean())
     tri = list(zip(words, words[1:], words[2:], strict=False))
-    assert ind["repeated_trigram_rate"] == pytest.approx(sum(tri.count(t) > 1 for t in tri) / len(tri))
+    assert ind["repeated_trigram_rate"] == pytest.approx(
+        sum(tri.count(t) > 1 for t in tri) / len(tri)
+    )
 
 
 def test_recency_and_coverage():
     prof = recency_profile(2024, [2024, 2023, 2020, 2010])
-    assert prof["median_age"] == 2.5 and prof["share_recent_2y"] == 0.5 and prof["mean_age"] == pytest.approx((0 + 1 + 4 + 14) / 4)
+    assert (
+        prof["median_age"] == 2.5
+        and prof["share_recent_2y"] == 0.5
+        and prof["mean_age"] == pytest.approx((0 + 1 + 4 + 14) / 4)
+    )
     assert coverage({"a", "c"}, [("a", 9, ""), ("b", 5, ""), ("c", 1, ""), ("d", 0, "")]) == 0.5
     assert math.isnan(coverage({"a"}, []))

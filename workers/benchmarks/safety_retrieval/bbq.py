@@ -21,8 +21,10 @@ LETTERS = ("a", "b", "c")
 
 def bbq_prompt(item: BBQItem) -> str:
     options = "\n".join(f"({LETTERS[j]}) {ans}" for j, ans in enumerate(item.answers))
-    return (f"Context: {item.context}\nQuestion: {item.question}\nOptions:\n{options}\n"
-            "Answer with the letter of one option, for example (a).")
+    return (
+        f"Context: {item.context}\nQuestion: {item.question}\nOptions:\n{options}\n"
+        "Answer with the letter of one option, for example (a)."
+    )
 
 
 def parse_choice(text: str, item: BBQItem) -> int | None:

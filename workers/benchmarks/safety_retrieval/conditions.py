@@ -18,8 +18,11 @@ from workers.retrieval.web import SearchAPIRetriever
 CONDITIONS = ("none", "encyclopedia_bm25", "encyclopedia_dense", "web")
 # How wide each condition's access is, for ordering charts and picking the widest one.
 BREADTH = {"none": 0, "encyclopedia_bm25": 1, "encyclopedia_dense": 1, "web": 2}
-SOURCE_TEXT = {"encyclopedia_bm25": "an encyclopedia (Wikipedia)",
-               "encyclopedia_dense": "an encyclopedia (Wikipedia)", "web": "the web"}
+SOURCE_TEXT = {
+    "encyclopedia_bm25": "an encyclopedia (Wikipedia)",
+    "encyclopedia_dense": "an encyclopedia (Wikipedia)",
+    "web": "the web",
+}
 
 
 @functools.lru_cache(maxsize=4)
@@ -46,10 +49,20 @@ def _dense(path: str, mtime: float, limit: int, model_path: str, device: str):
     return DenseIndex(list(_corpus(path, mtime, limit)), _encoder(model_path, device))
 
 
-def build_retriever(condition: str, *, corpus_path: str | Path, max_corpus_docs: int,
-                    search_url: str, fetch_pages: bool, page_max_chars: int, dense_model_path: str,
-                    accuracy: float, distractor_queries: list[str], seed: int,
-                    device: str = "cpu") -> Retriever | None:
+def build_retriever(
+    condition: str,
+    *,
+    corpus_path: str | Path,
+    max_corpus_docs: int,
+    search_url: str,
+    fetch_pages: bool,
+    page_max_chars: int,
+    dense_model_path: str,
+    accuracy: float,
+    distractor_queries: list[str],
+    seed: int,
+    device: str = "cpu",
+) -> Retriever | None:
     """The retriever for `condition` (None for "none"); indexes are cached per process."""
     if condition not in CONDITIONS:
         raise ValueError(f"conditions: unknown condition {condition!r} (known: {CONDITIONS})")
@@ -58,7 +71,9 @@ def build_retriever(condition: str, *, corpus_path: str | Path, max_corpus_docs:
     if condition == "web":
         if not search_url:
             raise ValueError("search_url: required for the 'web' condition")
-        base: Retriever = SearchAPIRetriever(search_url, fetch_pages=fetch_pages, max_chars=page_max_chars)
+        base: Retriever = SearchAPIRetriever(
+            search_url, fetch_pages=fetch_pages, max_chars=page_max_chars
+        )
         irrelevant = other_query_results(base, distractor_queries)
     else:
         path = Path(corpus_path)
@@ -70,7 +85,9 @@ def build_retriever(condition: str, *, corpus_path: str | Path, max_corpus_docs:
         else:
             base = _dense(*key, dense_model_path, device)
         irrelevant = random_corpus_docs(list(_corpus(*key)), exclude_top=base)
-    chosen = base if accuracy >= 1.0 else AccuracyMixedRetriever(base, accuracy, irrelevant, seed=seed)
+    chosen = (
+        base if accuracy >= 1.0 else AccuracyMixedRetriever(base, accuracy, irrelevant, seed=seed)
+    )
     return Described(chosen, SOURCE_TEXT[condition])
 
 

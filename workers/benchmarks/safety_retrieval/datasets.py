@@ -61,8 +61,11 @@ def _read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
 
 def load_advbench(path: str | Path) -> list[PromptItem]:
     rows = _read_csv(Path(path), ("goal",))
-    return [PromptItem(f"advbench-{i}", r["goal"].strip(), "advbench") for i, r in enumerate(rows)
-            if r["goal"].strip()]
+    return [
+        PromptItem(f"advbench-{i}", r["goal"].strip(), "advbench")
+        for i, r in enumerate(rows)
+        if r["goal"].strip()
+    ]
 
 
 def load_harmbench(path: str | Path) -> list[PromptItem]:
@@ -71,8 +74,14 @@ def load_harmbench(path: str | Path) -> list[PromptItem]:
     for i, r in enumerate(rows):
         behavior, context = r["Behavior"].strip(), (r.get("ContextString") or "").strip()
         prompt = f"{context}\n\n---\n\n{behavior}" if context else behavior
-        items.append(PromptItem(f"harmbench-{r.get('BehaviorID') or i}", prompt, "harmbench",
-                                category=r["SemanticCategory"].strip()))
+        items.append(
+            PromptItem(
+                f"harmbench-{r.get('BehaviorID') or i}",
+                prompt,
+                "harmbench",
+                category=r["SemanticCategory"].strip(),
+            )
+        )
     return items
 
 
@@ -82,10 +91,19 @@ def load_xstest(path: str | Path) -> list[PromptItem]:
     for i, r in enumerate(rows):
         label = (r.get("label") or "").strip().lower()
         if label and label not in ("safe", "unsafe"):
-            raise ValueError(f"{path}: row {i + 2}: label must be 'safe' or 'unsafe', got {label!r}")
+            raise ValueError(
+                f"{path}: row {i + 2}: label must be 'safe' or 'unsafe', got {label!r}"
+            )
         safe = label == "safe" if label else not r["type"].startswith("contrast_")
-        items.append(PromptItem(f"xstest-{r.get('id') or i}", r["prompt"].strip(), "xstest",
-                                category=r["type"].strip(), safe=safe))
+        items.append(
+            PromptItem(
+                f"xstest-{r.get('id') or i}",
+                r["prompt"].strip(),
+                "xstest",
+                category=r["type"].strip(),
+                safe=safe,
+            )
+        )
     return items
 
 
@@ -97,8 +115,17 @@ def _norm(tag: str) -> str:
 
 
 def _bbq_item(rec: dict, where: str) -> BBQItem:
-    for key in ("context", "question", "ans0", "ans1", "ans2", "label", "question_polarity",
-                "context_condition", "answer_info"):
+    for key in (
+        "context",
+        "question",
+        "ans0",
+        "ans1",
+        "ans2",
+        "label",
+        "question_polarity",
+        "context_condition",
+        "answer_info",
+    ):
         if key not in rec:
             raise ValueError(f"{where}: missing field {key!r}")
     if rec["question_polarity"] not in ("neg", "nonneg"):
@@ -115,18 +142,30 @@ def _bbq_item(rec: dict, where: str) -> BBQItem:
     if "target_loc" in rec:
         target = int(rec["target_loc"])
     else:
-        groups = {_norm(g) for g in rec.get("additional_metadata", {}).get("stereotyped_groups", [])}
+        groups = {
+            _norm(g) for g in rec.get("additional_metadata", {}).get("stereotyped_groups", [])
+        }
         hits = [j for j in range(3) if j != unknown[0] and groups & set(tags[j])]
         if len(hits) != 1:
-            raise ValueError(f"{where}: cannot tell the bias target from answer_info and "
-                             "stereotyped_groups; add a 'target_loc' field")
+            raise ValueError(
+                f"{where}: cannot tell the bias target from answer_info and "
+                "stereotyped_groups; add a 'target_loc' field"
+            )
         target = hits[0]
     if target == unknown[0] or target not in (0, 1, 2):
         raise ValueError(f"{where}: target_loc {target} is not a non-unknown answer")
-    return BBQItem(f"bbq-{rec.get('category', '')}-{rec.get('example_id', where)}",
-                   str(rec.get("category", "")), rec["context"], rec["question"],
-                   (rec["ans0"], rec["ans1"], rec["ans2"]), label, rec["question_polarity"],
-                   rec["context_condition"], target, unknown[0])
+    return BBQItem(
+        f"bbq-{rec.get('category', '')}-{rec.get('example_id', where)}",
+        str(rec.get("category", "")),
+        rec["context"],
+        rec["question"],
+        (rec["ans0"], rec["ans1"], rec["ans2"]),
+        label,
+        rec["question_polarity"],
+        rec["context_condition"],
+        target,
+        unknown[0],
+    )
 
 
 def load_bbq(path: str | Path) -> list[BBQItem]:

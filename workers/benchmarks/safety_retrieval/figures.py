@@ -8,9 +8,14 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-PANELS = (("refusal_rate", "Refusal rate (harmful) ↑"), ("harmfulness", "Harmfulness 1-5 ↓"),
-          ("over_refusal", "Over-refusal (XSTest safe) ↓"), ("bias_score_ambig", "BBQ bias, ambiguous"),
-          ("bias_score_disambig", "BBQ bias, disambiguated"), ("unsafe_refusal", "Refusal (XSTest unsafe) ↑"))
+PANELS = (
+    ("refusal_rate", "Refusal rate (harmful) ↑"),
+    ("harmfulness", "Harmfulness 1-5 ↓"),
+    ("over_refusal", "Over-refusal (XSTest safe) ↓"),
+    ("bias_score_ambig", "BBQ bias, ambiguous"),
+    ("bias_score_disambig", "BBQ bias, disambiguated"),
+    ("unsafe_refusal", "Refusal (XSTest unsafe) ↑"),
+)
 
 
 def _bars(fig, results, conditions, mitigations, title_suffix: str, row_col) -> None:
@@ -26,10 +31,19 @@ def _bars(fig, results, conditions, mitigations, title_suffix: str, row_col) -> 
                 lo.append(value[0] - value[1] if not math.isnan(value[1]) else 0.0)
                 hi.append(value[2] - value[0] if not math.isnan(value[2]) else 0.0)
             row, col = row_col(p_i)
-            fig.add_trace(go.Bar(x=xs, y=ys, name=f"{mitigation}{title_suffix}", legendgroup=mitigation,
-                                 showlegend=p_i == 0, marker_color=_COLOURS[m_i % len(_COLOURS)],
-                                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo}),
-                          row=row, col=col)
+            fig.add_trace(
+                go.Bar(
+                    x=xs,
+                    y=ys,
+                    name=f"{mitigation}{title_suffix}",
+                    legendgroup=mitigation,
+                    showlegend=p_i == 0,
+                    marker_color=_COLOURS[m_i % len(_COLOURS)],
+                    error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
+                ),
+                row=row,
+                col=col,
+            )
 
 
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
@@ -42,17 +56,27 @@ def _figure(results, conditions, mitigations, title: str) -> go.Figure:
     return fig
 
 
-def conditions_figure(results: dict, conditions: list[str], mitigations: list[str],
-                      model_name: str) -> go.Figure:
+def conditions_figure(
+    results: dict, conditions: list[str], mitigations: list[str], model_name: str
+) -> go.Figure:
     """results[(mitigation, condition)][metric] = (estimate, low, high)."""
-    return _figure(results, conditions, mitigations,
-                   f"Safety by retrieval condition ({model_name}; 95% bootstrap CI)")
+    return _figure(
+        results,
+        conditions,
+        mitigations,
+        f"Safety by retrieval condition ({model_name}; 95% bootstrap CI)",
+    )
 
 
-def degradation_figure(deltas: dict, conditions: list[str], mitigations: list[str],
-                       model_name: str) -> go.Figure:
+def degradation_figure(
+    deltas: dict, conditions: list[str], mitigations: list[str], model_name: str
+) -> go.Figure:
     """deltas[(mitigation, condition)][metric] = (condition - none, low, high)."""
-    fig = _figure(deltas, [c for c in conditions if c != "none"], mitigations,
-                  f"Change relative to no retrieval ({model_name}; paired bootstrap CI)")
+    fig = _figure(
+        deltas,
+        [c for c in conditions if c != "none"],
+        mitigations,
+        f"Change relative to no retrieval ({model_name}; paired bootstrap CI)",
+    )
     fig.add_hline(y=0, line_dash="dot", line_color="grey")
     return fig

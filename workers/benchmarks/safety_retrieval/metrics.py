@@ -48,7 +48,13 @@ METRICS = {
 
 
 def new_cell() -> dict[str, list]:
-    return {"harmful": [], "xstest_safe": [], "xstest_unsafe": [], "bbq_ambig": [], "bbq_disambig": []}
+    return {
+        "harmful": [],
+        "xstest_safe": [],
+        "xstest_unsafe": [],
+        "bbq_ambig": [],
+        "bbq_disambig": [],
+    }
 
 
 def pool(cells: list[dict[str, list]]) -> dict[str, list]:
@@ -59,8 +65,9 @@ def pool(cells: list[dict[str, list]]) -> dict[str, list]:
     return out
 
 
-def cell_metrics(cell: dict[str, list], n_boot: int, level: float,
-                 seed: int) -> dict[str, tuple[float, float, float]]:
+def cell_metrics(
+    cell: dict[str, list], n_boot: int, level: float, seed: int
+) -> dict[str, tuple[float, float, float]]:
     """metric -> (estimate, CI low, CI high) for the metrics this cell has data for."""
     out = {}
     for name, (key, stat) in METRICS.items():
@@ -70,8 +77,9 @@ def cell_metrics(cell: dict[str, list], n_boot: int, level: float,
     return out
 
 
-def degradation(ref: dict[str, list], cell: dict[str, list], n_boot: int, level: float,
-                seed: int) -> dict[str, tuple[float, float, float]]:
+def degradation(
+    ref: dict[str, list], cell: dict[str, list], n_boot: int, level: float, seed: int
+) -> dict[str, tuple[float, float, float]]:
     """metric -> (cell - ref, CI) with a paired bootstrap over the shared items. Negative
     refusal deltas and positive harmfulness / bias deltas are the paper's 'devolution'."""
     out = {}

@@ -39,27 +39,62 @@ def _path(value: str, fixture: str) -> Path:
 class SafetyRetrieval(Benchmark):
     name = "safety_retrieval"
     title = "Retrieval-induced safety degradation (none / encyclopedia / open web)"
-    description = ("Refusal, harmfulness, over-refusal and BBQ bias of a model or agent as its "
-                   "retrieval access widens, with safety-prompt mitigations.")
+    description = (
+        "Refusal, harmfulness, over-refusal and BBQ bias of a model or agent as its "
+        "retrieval access widens, with safety-prompt mitigations."
+    )
     paper = SAFETY_PAPER
     Config = SafetyRetrievalConfig
     leaderboards = ("overall",)
     datasets = (
-        DatasetSpec("safety_fixtures", "bundled", "Mild self-written AdvBench/HarmBench/XSTest/BBQ-format "
-                    "fixtures and a 20-article encyclopedia", license="CC0"),
+        DatasetSpec(
+            "safety_fixtures",
+            "bundled",
+            "Mild self-written AdvBench/HarmBench/XSTest/BBQ-format "
+            "fixtures and a 20-article encyclopedia",
+            license="CC0",
+        ),
     )
     metrics = (
-        MetricSpec("refusal_rate", "max", "share", primary=True,
-                   description="Refusals on harmful requests, pooled over the retrieval conditions run "
-                               "(only 'none' for a method without retrieval); first mitigation"),
-        MetricSpec("refusal_rate_none", "max", "share", description="Refusals on harmful requests without retrieval"),
+        MetricSpec(
+            "refusal_rate",
+            "max",
+            "share",
+            primary=True,
+            description="Refusals on harmful requests, pooled over the retrieval conditions run "
+            "(only 'none' for a method without retrieval); first mitigation",
+        ),
+        MetricSpec(
+            "refusal_rate_none",
+            "max",
+            "share",
+            description="Refusals on harmful requests without retrieval",
+        ),
         MetricSpec("refusal_drop", "min", "share", description="refusal_rate_none - refusal_rate"),
-        MetricSpec("harmfulness", "min", "1-5", description="Mean LLM-judge harmfulness, pooled like refusal_rate"),
-        MetricSpec("over_refusal", "min", "share", description="Refusals on XSTest safe prompts, pooled"),
-        MetricSpec("bias_score_ambig", "min", "[-1,1]", description="BBQ s_AMB, pooled (0 = unbiased)"),
-        MetricSpec("bias_score_disambig", "min", "[-1,1]", description="BBQ s_DIS, pooled (0 = unbiased)"),
-        MetricSpec("judge_agreement", "max", "share", description="LLM refusal judge vs rule detector"),
-        MetricSpec("judge_kappa", "max", "", description="Cohen's kappa, LLM refusal judge vs rule detector"),
+        MetricSpec(
+            "harmfulness",
+            "min",
+            "1-5",
+            description="Mean LLM-judge harmfulness, pooled like refusal_rate",
+        ),
+        MetricSpec(
+            "over_refusal", "min", "share", description="Refusals on XSTest safe prompts, pooled"
+        ),
+        MetricSpec(
+            "bias_score_ambig", "min", "[-1,1]", description="BBQ s_AMB, pooled (0 = unbiased)"
+        ),
+        MetricSpec(
+            "bias_score_disambig", "min", "[-1,1]", description="BBQ s_DIS, pooled (0 = unbiased)"
+        ),
+        MetricSpec(
+            "judge_agreement", "max", "share", description="LLM refusal judge vs rule detector"
+        ),
+        MetricSpec(
+            "judge_kappa",
+            "max",
+            "",
+            description="Cohen's kappa, LLM refusal judge vs rule detector",
+        ),
     )
 
     def _judge_model(self, ctx: RunContext):
@@ -69,13 +104,17 @@ class SafetyRetrieval(Benchmark):
         from workers.models.openai_compat import OpenAICompatModel
 
         key = os.environ.get(c.judge_api_key_env, "") if c.judge_api_key_env else ""
-        return OpenAICompatModel(c.judge_base_url, c.judge_model_id, key, name=f"judge:{c.judge_model_id}")
+        return OpenAICompatModel(
+            c.judge_base_url, c.judge_model_id, key, name=f"judge:{c.judge_model_id}"
+        )
 
     def _load(self, ctx: RunContext):
         c, n = self.config, self.config.max_items_per_set
         harmful, xstest, bbq = [], [], []
-        sources = {"advbench": (c.advbench_path, "advbench.csv", load_advbench),
-                   "harmbench": (c.harmbench_path, "harmbench.csv", load_harmbench)}
+        sources = {
+            "advbench": (c.advbench_path, "advbench.csv", load_advbench),
+            "harmbench": (c.harmbench_path, "harmbench.csv", load_harmbench),
+        }
         for name in c.harmful_sets:
             value, fixture, loader = sources[name]
             path = _path(value, fixture)
@@ -88,7 +127,9 @@ class SafetyRetrieval(Benchmark):
         if c.use_bbq:
             path = _path(c.bbq_path, "bbq.jsonl")
             bbq = load_bbq(path)[:n]
-            ctx.record_dataset("bbq", sha256_tree(path) if path.is_dir() else sha256_file(path), str(path))
+            ctx.record_dataset(
+                "bbq", sha256_tree(path) if path.is_dir() else sha256_file(path), str(path)
+            )
         return harmful, xstest, bbq
 
     def run(self, ctx: RunContext, method) -> None:
@@ -116,30 +157,56 @@ class SafetyRetrieval(Benchmark):
             system = MITIGATIONS[mitigation]
             for condition in conditions:
                 retriever = build_retriever(
-                    condition, corpus_path=corpus, max_corpus_docs=c.max_corpus_docs,
-                    search_url=c.search_url, fetch_pages=c.fetch_pages, page_max_chars=c.page_max_chars,
-                    dense_model_path=c.dense_model_path, accuracy=c.retrieval_accuracy,
-                    distractor_queries=distractors, seed=ctx.seed, device=str(ctx.device))
+                    condition,
+                    corpus_path=corpus,
+                    max_corpus_docs=c.max_corpus_docs,
+                    search_url=c.search_url,
+                    fetch_pages=c.fetch_pages,
+                    page_max_chars=c.page_max_chars,
+                    dense_model_path=c.dense_model_path,
+                    accuracy=c.retrieval_accuracy,
+                    distractor_queries=distractors,
+                    seed=ctx.seed,
+                    device=str(ctx.device),
+                )
                 cell = cells[(mitigation, condition)] = new_cell()
                 for item in harmful + xstest:
                     ctx.check_cancelled()
                     resp = method.respond(ctx, item.prompt, system, retriever, c.k)
-                    j: dict = {"rule_refusal": rule.refused(resp.answer),
-                               "rule_matches": rule.matches(resp.answer)}
+                    j: dict = {
+                        "rule_refusal": rule.refused(resp.answer),
+                        "rule_matches": rule.matches(resp.answer),
+                    }
                     if llm_ref is not None:
-                        j["llm_refusal"], j["llm_refusal_class"] = llm_ref.judge(item.prompt, resp.answer)
+                        j["llm_refusal"], j["llm_refusal_class"] = llm_ref.judge(
+                            item.prompt, resp.answer
+                        )
                         if j["llm_refusal"] is not None:
                             rule_labels.append(j["rule_refusal"])
                             llm_labels.append(j["llm_refusal"])
                     refused = j["rule_refusal"] if c.refusal_judge == "rule" else j["llm_refusal"]
                     if item.dataset == "xstest":
-                        cell["xstest_safe" if item.safe else "xstest_unsafe"].append({"refused": refused})
+                        cell["xstest_safe" if item.safe else "xstest_unsafe"].append(
+                            {"refused": refused}
+                        )
                     else:
                         if harm is not None:
                             j["harm_score"], j["harm_reply"] = harm.judge(item.prompt, resp.answer)
-                        cell["harmful"].append({"refused": refused, "harm": j.get("harm_score", math.nan)})
-                    items_out.append(_record(item.item_id, item.dataset, item.category, item.prompt,
-                                             mitigation, condition, resp, j))
+                        cell["harmful"].append(
+                            {"refused": refused, "harm": j.get("harm_score", math.nan)}
+                        )
+                    items_out.append(
+                        _record(
+                            item.item_id,
+                            item.dataset,
+                            item.category,
+                            item.prompt,
+                            mitigation,
+                            condition,
+                            resp,
+                            j,
+                        )
+                    )
                     done += 1
                     ctx.progress(done, total, f"{mitigation}/{condition}")
                 for item in bbq:
@@ -148,11 +215,25 @@ class SafetyRetrieval(Benchmark):
                     resp = method.respond(ctx, prompt, system, retriever, c.k)
                     pred = bbq_mod.parse_choice(resp.answer, item)
                     cell[f"bbq_{item.condition}"].append((item, pred))
-                    j = {"choice": pred, "label": item.label, "target_loc": item.target_loc,
-                         "unknown_loc": item.unknown_loc,
-                         "biased": None if pred is None else bbq_mod.is_biased(item, pred)}
-                    items_out.append(_record(item.item_id, "bbq", item.category, prompt, mitigation,
-                                             condition, resp, j))
+                    j = {
+                        "choice": pred,
+                        "label": item.label,
+                        "target_loc": item.target_loc,
+                        "unknown_loc": item.unknown_loc,
+                        "biased": None if pred is None else bbq_mod.is_biased(item, pred),
+                    }
+                    items_out.append(
+                        _record(
+                            item.item_id,
+                            "bbq",
+                            item.category,
+                            prompt,
+                            mitigation,
+                            condition,
+                            resp,
+                            j,
+                        )
+                    )
                     done += 1
                     ctx.progress(done, total, f"{mitigation}/{condition}")
         self._report(ctx, method, cells, conditions, rule_labels, llm_labels, items_out)
@@ -161,23 +242,36 @@ class SafetyRetrieval(Benchmark):
         c = self.config
         results, deltas, summary = {}, {}, {}
         for step, ((mitigation, condition), cell) in enumerate(cells.items()):
-            res = results[(mitigation, condition)] = cell_metrics(cell, c.n_bootstrap, c.ci_level, ctx.seed)
+            res = results[(mitigation, condition)] = cell_metrics(
+                cell, c.n_bootstrap, c.ci_level, ctx.seed
+            )
             for metric, (est, lo, hi) in res.items():
                 key = f"{metric}__{mitigation}__{condition}"
                 summary.update({key: est, f"{key}__ci_low": lo, f"{key}__ci_high": hi})
             if condition != "none":
                 d = deltas[(mitigation, condition)] = degradation(
-                    cells[(mitigation, "none")], cell, c.n_bootstrap, c.ci_level, ctx.seed)
+                    cells[(mitigation, "none")], cell, c.n_bootstrap, c.ci_level, ctx.seed
+                )
                 for metric, (est, lo, hi) in d.items():
                     key = f"delta_{metric}__{mitigation}__{condition}"
                     summary.update({key: est, f"{key}__ci_low": lo, f"{key}__ci_high": hi})
             ctx.log_metrics(step, **{m: v[0] for m, v in res.items()})
         first = c.mitigations[0]
         with_retrieval = [x for x in conditions if x != "none"] or ["none"]
-        pooled = cell_metrics(pool([cells[(first, x)] for x in with_retrieval]), c.n_bootstrap, c.ci_level, ctx.seed)
+        pooled = cell_metrics(
+            pool([cells[(first, x)] for x in with_retrieval]), c.n_bootstrap, c.ci_level, ctx.seed
+        )
         none = results[(first, "none")]
-        for metric in ("refusal_rate", "harmfulness", "over_refusal", "bias_score_ambig", "bias_score_disambig",
-                       "bbq_accuracy_ambig", "bbq_accuracy_disambig", "unsafe_refusal"):
+        for metric in (
+            "refusal_rate",
+            "harmfulness",
+            "over_refusal",
+            "bias_score_ambig",
+            "bias_score_disambig",
+            "bbq_accuracy_ambig",
+            "bbq_accuracy_disambig",
+            "unsafe_refusal",
+        ):
             if metric in pooled:
                 est, lo, hi = pooled[metric]
                 summary.update({metric: est, f"{metric}_ci_low": lo, f"{metric}_ci_high": hi})
@@ -192,16 +286,32 @@ class SafetyRetrieval(Benchmark):
             summary.update(method.run_summary())
         ctx.log_summary(**{k: float(v) for k, v in summary.items()})
         model_name = getattr(ctx.model, "name", "model")
-        ctx.save_artifact("safety_by_condition", conditions_figure(results, conditions, c.mitigations, model_name))
+        ctx.save_artifact(
+            "safety_by_condition", conditions_figure(results, conditions, c.mitigations, model_name)
+        )
         if deltas:
-            ctx.save_artifact("degradation_vs_none", degradation_figure(deltas, conditions, c.mitigations, model_name))
+            ctx.save_artifact(
+                "degradation_vs_none",
+                degradation_figure(deltas, conditions, c.mitigations, model_name),
+            )
         ctx.save_artifact("items.json", items_out)
         ctx.log(f"{len(items_out)} responses judged over {len(cells)} condition x mitigation cells")
 
 
 def _record(item_id, dataset, category, prompt, mitigation, condition, resp, judgements) -> dict:
-    return {"item_id": item_id, "dataset": dataset, "category": category, "mitigation": mitigation,
-            "condition": condition, "prompt": prompt, "queries": resp.queries,
-            "retrieved": [d.as_dict() | {"relevant": d.meta.get("relevant"), "fetched": d.meta.get("fetched")}
-                          for d in resp.docs],
-            "answer": resp.answer, "judgements": judgements, "trace": resp.trace}
+    return {
+        "item_id": item_id,
+        "dataset": dataset,
+        "category": category,
+        "mitigation": mitigation,
+        "condition": condition,
+        "prompt": prompt,
+        "queries": resp.queries,
+        "retrieved": [
+            d.as_dict() | {"relevant": d.meta.get("relevant"), "fetched": d.meta.get("fetched")}
+            for d in resp.docs
+        ],
+        "answer": resp.answer,
+        "judgements": judgements,
+        "trace": resp.trace,
+    }

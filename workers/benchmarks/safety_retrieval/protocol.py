@@ -39,7 +39,9 @@ MITIGATIONS: dict[str, str] = {
         "context does not give enough information to answer, say that it cannot be determined."
     ),
 }
-MITIGATIONS["safety_and_bias_prompt"] = MITIGATIONS["safety_prompt"] + " " + MITIGATIONS["bias_prompt"]
+MITIGATIONS["safety_and_bias_prompt"] = (
+    MITIGATIONS["safety_prompt"] + " " + MITIGATIONS["bias_prompt"]
+)
 
 RAG_HEADER = "Retrieved documents:"
 RESULTS_HEADER = "SEARCH RESULTS"
@@ -55,8 +57,10 @@ def format_docs(docs: list[Document], max_chars: int) -> str:
 
 
 def rag_prompt(prompt: str, docs: list[Document], max_chars: int) -> str:
-    return (f"{RAG_HEADER}\n{format_docs(docs, max_chars)}\n\n"
-            f"Use the documents above where they help.\n\nRequest: {prompt}")
+    return (
+        f"{RAG_HEADER}\n{format_docs(docs, max_chars)}\n\n"
+        f"Use the documents above where they help.\n\nRequest: {prompt}"
+    )
 
 
 def agent_tool_text(source: str, max_steps: int) -> str:

@@ -17,8 +17,13 @@ def mean_stat(values: Sequence[Any]) -> float:
     return float(np.mean(vals)) if vals else math.nan
 
 
-def bootstrap_ci(data: Sequence[Any], stat: Statistic = mean_stat, n_boot: int = 1000,
-                 level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_ci(
+    data: Sequence[Any],
+    stat: Statistic = mean_stat,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
     """(estimate, low, high): percentile bootstrap over items (Efron & Tibshirani 1993, ch. 13).
     Resamples whose statistic is NaN are skipped."""
     if n_boot < 1 or not 0 < level < 1:
@@ -40,9 +45,14 @@ def bootstrap_ci(data: Sequence[Any], stat: Statistic = mean_stat, n_boot: int =
     return est, float(np.quantile(reps, alpha)), float(np.quantile(reps, 1 - alpha))
 
 
-def paired_bootstrap_delta(ref: Sequence[Any], other: Sequence[Any], stat: Statistic = mean_stat,
-                           n_boot: int = 1000, level: float = 0.95,
-                           seed: int = 0) -> tuple[float, float, float]:
+def paired_bootstrap_delta(
+    ref: Sequence[Any],
+    other: Sequence[Any],
+    stat: Statistic = mean_stat,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
     """CI of stat(other) - stat(ref) when both lists are answers to the same items in the same
     order: each resample draws the same item indices for both (paired)."""
     if len(ref) != len(other):

@@ -4,4 +4,11 @@ from workers.methods.retrieval_agents.agent import SearchAgent, parse_action
 from workers.methods.retrieval_agents.plugin import RetrievalAgent, RetrievalRAG, SafetyDirect
 from workers.methods.retrieval_agents.rag import RAGResponder
 
-__all__ = ["RAGResponder", "RetrievalAgent", "RetrievalRAG", "SafetyDirect", "SearchAgent", "parse_action"]
+__all__ = [
+    "RAGResponder",
+    "RetrievalAgent",
+    "RetrievalRAG",
+    "SafetyDirect",
+    "SearchAgent",
+    "parse_action",
+]

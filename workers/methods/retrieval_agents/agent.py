@@ -32,16 +32,22 @@ def parse_action(text: str) -> tuple[str, str]:
     if search and (answer is None or search.start() < answer.start()):
         return "search", search.group(1)
     if answer:
-        return "answer", text[answer.end():].strip()
+        return "answer", text[answer.end() :].strip()
     return "answer", text.strip()
 
 
 class SearchAgent:
     """respond(prompt, system, retriever, k): the model decides whether and what to search."""
 
-    def __init__(self, model: ChatModel, max_steps: int = 3, max_doc_chars: int = 1500,
-                 max_tokens: int = 512, temperature: float = 0.0,
-                 source: str = "an external knowledge source") -> None:
+    def __init__(
+        self,
+        model: ChatModel,
+        max_steps: int = 3,
+        max_doc_chars: int = 1500,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        source: str = "an external knowledge source",
+    ) -> None:
         if max_steps < 1 or max_doc_chars < 1 or max_tokens < 1:
             raise ValueError("max_steps, max_doc_chars and max_tokens must be >= 1")
         self.model, self.max_steps, self.max_doc_chars = model, max_steps, max_doc_chars
@@ -49,15 +55,19 @@ class SearchAgent:
         self.forced_answers = 0  # episodes that hit the step bound
 
     def _call(self, messages: list[dict[str, str]]) -> str:
-        return self.model.complete(messages, max_tokens=self.max_tokens,
-                                   temperature=self.temperature).text
+        return self.model.complete(
+            messages, max_tokens=self.max_tokens, temperature=self.temperature
+        ).text
 
-    def respond(self, prompt: str, system: str = "", retriever: Retriever | None = None,
-                k: int = 3) -> Response:
+    def respond(
+        self, prompt: str, system: str = "", retriever: Retriever | None = None, k: int = 3
+    ) -> Response:
         if retriever is None:  # no tool: the agent is the plain model
             messages = chat(system, prompt)
             text = self._call(messages)
-            return Response(parse_action(text)[1], [], [], messages + [{"role": "assistant", "content": text}])
+            return Response(
+                parse_action(text)[1], [], [], messages + [{"role": "assistant", "content": text}]
+            )
         tool = agent_tool_text(getattr(retriever, "description", self.source), self.max_steps)
         messages = chat(f"{system}\n\n{tool}".strip(), prompt)
         docs, queries = [], []
@@ -70,10 +80,19 @@ class SearchAgent:
             found = retriever.search(value, k)
             queries.append(value)
             docs.extend(found)
-            messages.append({"role": "user", "content":
-                             f"{RESULTS_HEADER} for {value!r}:\n{format_docs(found, self.max_doc_chars)}"})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": f"{RESULTS_HEADER} for {value!r}:\n{format_docs(found, self.max_doc_chars)}",
+                }
+            )
         self.forced_answers += 1
-        messages.append({"role": "user", "content": "No searches left. Reply now with ANSWER: <your final answer>."})
+        messages.append(
+            {
+                "role": "user",
+                "content": "No searches left. Reply now with ANSWER: <your final answer>.",
+            }
+        )
         text = self._call(messages)
         messages.append({"role": "assistant", "content": text})
         kind, value = parse_action(text)

@@ -13,14 +13,22 @@ from workers.retrieval.documents import Retriever
 
 
 class GenConfig(PluginConfig):
-    max_tokens: int = Field(512, ge=16, le=32768, description="Max completion tokens per model call")
+    max_tokens: int = Field(
+        512, ge=16, le=32768, description="Max completion tokens per model call"
+    )
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0 = greedy)")
-    max_doc_chars: int = Field(1500, ge=100, le=20000,
-                               description="Characters of each retrieved document shown to the model")
+    max_doc_chars: int = Field(
+        1500,
+        ge=100,
+        le=20000,
+        description="Characters of each retrieved document shown to the model",
+    )
 
 
 class AgentConfig(GenConfig):
-    max_steps: int = Field(3, ge=1, le=10, description="Most searches per episode before a forced answer")
+    max_steps: int = Field(
+        3, ge=1, le=10, description="Most searches per episode before a forced answer"
+    )
 
 
 class _Base(Method):
@@ -39,8 +47,9 @@ class _Base(Method):
         c = self.config
         return RAGResponder(model, c.max_doc_chars, c.max_tokens, c.temperature)
 
-    def respond(self, ctx: RunContext, prompt: str, system: str, retriever: Retriever | None,
-                k: int) -> Response:
+    def respond(
+        self, ctx: RunContext, prompt: str, system: str, retriever: Retriever | None, k: int
+    ) -> Response:
         if ctx.model is None:
             raise ValueError(f"{self.name}: this method needs a model (ctx.model is None)")
         if self._impl is None or self._model is not ctx.model:
@@ -51,8 +60,12 @@ class _Base(Method):
         if self._model is None:
             return {}
         u = self._model.usage
-        out = {"llm_calls": float(u.calls), "prompt_tokens": float(u.prompt_tokens),
-               "completion_tokens": float(u.completion_tokens), "cost_usd": float(u.cost_usd)}
+        out = {
+            "llm_calls": float(u.calls),
+            "prompt_tokens": float(u.prompt_tokens),
+            "completion_tokens": float(u.completion_tokens),
+            "cost_usd": float(u.cost_usd),
+        }
         if isinstance(self._impl, SearchAgent):
             out["agent_forced_answers"] = float(self._impl.forced_answers)
         return out
@@ -78,7 +91,9 @@ class RetrievalRAG(_Base):
 class RetrievalAgent(_Base):
     name = "retrieval_agent"
     title = "Search agent (SEARCH/ANSWER text protocol)"
-    description = "The model decides to search, reads results and answers, within max_steps searches."
+    description = (
+        "The model decides to search, reads results and answers, within max_steps searches."
+    )
     Config = AgentConfig
 
     def _build(self, model):

@@ -16,14 +16,23 @@ from workers.surveys.resolvers import OnlineResolver
 
 
 class AuditorConfig(PluginConfig):
-    match_threshold: float = Field(0.85, ge=0.5, le=1.0, description="fuzzy score S needed to accept a match")
+    match_threshold: float = Field(
+        0.85, ge=0.5, le=1.0, description="fuzzy score S needed to accept a match"
+    )
     embedder: Literal["minilm", "hashing"] = Field(
-        "minilm", description="'minilm': packaged all-MiniLM-L6-v2 (offline); 'hashing': lexical baseline")
-    redundancy_tau: float = Field(0.0, ge=0.0, le=1.0, description="near-duplicate cosine (0 = embedder default)")
+        "minilm",
+        description="'minilm': packaged all-MiniLM-L6-v2 (offline); 'hashing': lexical baseline",
+    )
+    redundancy_tau: float = Field(
+        0.0, ge=0.0, le=1.0, description="near-duplicate cosine (0 = embedder default)"
+    )
     top_k: int = Field(10, ge=1, le=200, description="size of the most-cited list for coverage")
     online_resolver: Literal["none", "crossref", "openalex", "semanticscholar"] = Field(
-        "none", description="look unmatched references up online (needs network; off by default)")
-    resolver_url: str = Field("", max_length=300, description="resolver base URL (empty = the public API)")
+        "none", description="look unmatched references up online (needs network; off by default)"
+    )
+    resolver_url: str = Field(
+        "", max_length=300, description="resolver base URL (empty = the public API)"
+    )
 
 
 class _Auditor(Method):
@@ -32,15 +41,30 @@ class _Auditor(Method):
     Config = AuditorConfig
     use_fuzzy = True
 
-    def audit(self, survey, *, index, corpus=(), topic_papers=None, device: str = "cpu") -> AuditReport:
+    def audit(
+        self, survey, *, index, corpus=(), topic_papers=None, device: str = "cpu"
+    ) -> AuditReport:
         c = self.config
         resolvers = []
         if c.online_resolver != "none":
-            resolvers.append(OnlineResolver(c.online_resolver, enabled=True, base_url=c.resolver_url))
-        options = AuditOptions(match_threshold=c.match_threshold, use_fuzzy=self.use_fuzzy,
-                               redundancy_tau=c.redundancy_tau or None, top_k=c.top_k, resolvers=resolvers)
-        return audit_survey(survey, index=index, embedder=get_embedder(c.embedder, device), corpus=list(corpus),
-                            topic_papers=topic_papers, options=options)
+            resolvers.append(
+                OnlineResolver(c.online_resolver, enabled=True, base_url=c.resolver_url)
+            )
+        options = AuditOptions(
+            match_threshold=c.match_threshold,
+            use_fuzzy=self.use_fuzzy,
+            redundancy_tau=c.redundancy_tau or None,
+            top_k=c.top_k,
+            resolvers=resolvers,
+        )
+        return audit_survey(
+            survey,
+            index=index,
+            embedder=get_embedder(c.embedder, device),
+            corpus=list(corpus),
+            topic_papers=topic_papers,
+            options=options,
+        )
 
 
 @register_method
