@@ -33,7 +33,7 @@ def random_tree(depth: int, p: int, seed: int) -> tuple[ReluArgminTree, torch.Te
     return tree, torch.randn(500, p, generator=g)
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+@pytest.mark.parametrize("depth", [1, 2, 3, 5, 12])
 def test_argmin_of_violations_equals_tree_traversal(depth):
     tree, X = random_tree(depth, 4, depth)
     leaf = traverse(tree.A.detach(), tree.b.detach(), X, depth)
@@ -57,6 +57,9 @@ def test_violations_match_the_definition_leaf_by_leaf():
             margin = X @ A[t] - b[t]
             expected += torch.relu(-margin) if r else torch.relu(margin)
         torch.testing.assert_close(tree.violations(X)[:, leaf], expected)
+    for d in (3, 7):  # the level-by-level accumulation equals the literal sum over ancestors
+        deep, Xd = random_tree(d, 3, d)
+        torch.testing.assert_close(deep.violations(Xd), deep.violations_by_path(Xd))
 
 
 def test_softmin_tends_to_the_hard_tree_as_scale_grows():

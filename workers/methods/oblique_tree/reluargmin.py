@@ -38,9 +38,25 @@ class ReluArgminTree(nn.Module):
         self.register_buffer("right", right, persistent=False)
 
     def violations(self, X: torch.Tensor) -> torch.Tensor:
-        """V (n, 2^D): the ReLU violation of each sample at each leaf (the reformulation)."""
-        s = X @ self.A.T - self.b  # a_t x - b_t for every branch node
-        S = s[:, self.anc]  # (n, leaves, D) along each leaf's path
+        """V (n, 2^D): the ReLU violation of each sample at each leaf (the reformulation).
+
+        Accumulated level by level down the tree: a child's violation is its parent's plus
+        ReLU(a_t x - b_t) (left child) or ReLU(b_t - a_t x) (right child). Same sum as over
+        each leaf's D ancestors, in O(n 2^D) instead of O(n 2^D D) time and memory (depth 12).
+        """
+        s = X @ self.A.T - self.b  # a_t x - b_t for every branch node, heap order
+        n = X.shape[0]
+        V = s.new_zeros(n, 1)
+        for d in range(self.depth):
+            s_d = s[
+                :, 2**d - 1 : 2 ** (d + 1) - 1
+            ]  # the 2^d branch nodes of level d, left to right
+            V = torch.stack([V + F.relu(s_d), V + F.relu(-s_d)], dim=2).reshape(n, 2 ** (d + 1))
+        return V
+
+    def violations_by_path(self, X: torch.Tensor) -> torch.Tensor:
+        """The same V written literally as the sum over each leaf's ancestors (for checks)."""
+        S = (X @ self.A.T - self.b)[:, self.anc]  # (n, leaves, D) along each leaf's path
         return F.relu(torch.where(self.right, -S, S)).sum(-1)
 
     def leaf_weights(
@@ -53,8 +69,17 @@ class ReluArgminTree(nn.Module):
         return w
 
     def leaf_index(self, X: torch.Tensor) -> torch.Tensor:
-        """Hard leaf index: argmin of the violations (first minimum, i.e. the left one on ties)."""
-        return self.violations(X).argmin(1)
+        """Hard leaf index: argmin of the violations (first minimum, i.e. the left one on ties).
+
+        Computed in row chunks of about 2^24 violation entries, so a depth-12 tree can label
+        10^6 samples without holding the (n, 2^D) matrix at once.
+        """
+        chunk = max(1, 2**24 // 2**self.depth)
+        if X.shape[0] <= chunk:
+            return self.violations(X).argmin(1)
+        return torch.cat(
+            [self.violations(X[i : i + chunk]).argmin(1) for i in range(0, len(X), chunk)]
+        )
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Hard prediction: the leaf value c of argmin_l V_l(x)."""
