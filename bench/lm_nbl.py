@@ -67,10 +67,10 @@ def main() -> None:
                 "| layer | CCA bound sum(1-rho^2) | MSE bound | cos(X, X+Y) | NLL increase |",
                 "|---|---|---|---|---|",
             ]
-            for i in sens["layer"]:
+            for r in sens:
                 lines.append(
-                    f"| {i} | {sens['cca_bound'][i]:.3f} | {sens['mse_bound'][i]:.3g} | "
-                    f"{sens['cosine'][i]:.4f} | {sens['nll_increase'][i]:+.4f} |"
+                    f"| {r['layer']} | {r['cca_bound']:.3f} | {r['mse_bound']:.3g} | "
+                    f"{r['cosine']:.4f} | {r['nll_increase']:+.4f} |"
                 )
             lines += [
                 "",

@@ -66,6 +66,8 @@ def test_analog_benchmark_end_to_end(tiny_model_dir, tmp_path):
     import json
 
     max_chars = json.loads((tiny_model_dir / "training.json").read_text())["config"]["max_chars"]
+    user_task = tmp_path / "quiz.jsonl"
+    user_task.write_text('{"context": "import", "choices": [" os", " )("], "gold": 0}\n' * 3)
     bench = get_benchmark("analog_fidelity")(
         dict(
             teacher_path=str(tiny_model_dir),
@@ -79,6 +81,7 @@ def test_analog_benchmark_end_to_end(tiny_model_dir, tmp_path):
             mc_items=4,
             task_buckets=1,
             probe_tokens=200,
+            task_files=str(user_task),
         )
     )
     ctx = InMemoryRunContext(data_dir=tmp_path)
@@ -86,3 +89,7 @@ def test_analog_benchmark_end_to_end(tiny_model_dir, tmp_path):
     assert 0.0 <= ctx.summary["agreement"] <= 1.0 and ctx.summary["kl"] >= 0
     assert ctx.progress_updates[-1][0] == ctx.progress_updates[-1][1]
     assert ctx.series("agreement")[0][0] == 16
+    art = json.loads(ctx.artifacts["fidelity_vs_size"][0])
+    assert "file:quiz" in art["teacher_tasks"]  # the user's JSONL task joins the suite
+    assert [r["width"] for r in json.loads(ctx.artifacts["fidelity_rows"][0])] == [16]
+    assert ctx.artifacts["fidelity_figure"][1] == "application/vnd.plotly+json"

@@ -54,6 +54,12 @@ class AnalogConfig(PluginConfig):
     task_buckets: int = Field(
         3, ge=1, le=20, description="Held-out document buckets (tasks = 2 x buckets)"
     )
+    task_files: str = Field(
+        "",
+        max_length=5000,
+        description="Comma-separated JSONL multiple-choice files on the worker "
+        '({"context", "choices", "gold"} per line), each one more task of the suite',
+    )
     probe_tokens: int = Field(
         3000, ge=200, le=1_000_000, description="Tokens for the concept probes"
     )
@@ -109,7 +115,7 @@ class AnalogFidelity(Benchmark):
         from workers.models.lm.corpus import build_corpus
         from workers.models.lm.data import encode_documents
         from workers.models.lm.evaluate import score_multiple_choice
-        from workers.models.lm.tasks import TASKS, generate_task
+        from workers.models.lm.tasks import TASKS, generate_task, load_task_files, parse_paths
         from workers.models.tiny_llama import (
             TinyLlamaConfig,
             build_llama,
@@ -132,7 +138,10 @@ class AnalogFidelity(Benchmark):
                 seq_len=c.seq_len,
             )
             teacher_dir = get_or_train_tiny_llama(tcfg, ctx)
-        teacher, tok = load_tiny_llama(teacher_dir, ctx.device)
+        # a real teacher keeps its stored precision (bf16 on a GPU worker); students are float32
+        teacher, tok = load_tiny_llama(
+            teacher_dir, ctx.device, dtype="auto" if c.teacher_path else "float32"
+        )
         corpus = build_corpus("stdlib", max_chars=c.max_chars, valid_fraction=0.1)
         ctx.record_dataset("corpus-stdlib", corpus.sha256, "python stdlib")
         train_ids, valid_ids = (
@@ -148,6 +157,7 @@ class AnalogFidelity(Benchmark):
                     )
                 except ValueError as exc:  # a bucket of held-out text too small for this task
                     ctx.log(f"task {t}@{b} skipped: {exc}")
+        suite.update(load_task_files(parse_paths(c.task_files)))
         if not suite:
             raise ValueError("max_chars: held-out text too small to build any multiple-choice task")
 
@@ -258,3 +268,34 @@ class AnalogFidelity(Benchmark):
                 "teacher_probes": t_probe,
             },
         )
+        ctx.save_artifact("fidelity_rows", results)
+        ctx.save_artifact("fidelity_figure", _figure(results, method.name))
+
+
+def _figure(rows: list[dict], method_name: str):
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    x = [r["param_ratio"] for r in rows]
+    text = [f"d={r['width']}" for r in rows]
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        subplot_titles=("next-token agreement / KL", "task-profile Spearman", "probe transfer"),
+    )
+    for col, keys in (
+        (1, ("agreement", "kl")),
+        (2, ("task_spearman",)),
+        (3, ("probe_spearman", "probe_gap")),
+    ):
+        for key in keys:
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=[r[key] for r in rows], mode="lines+markers", name=key, text=text
+                ),
+                1,
+                col,
+            )
+    fig.update_xaxes(title_text="analog parameters / teacher parameters")
+    fig.update_layout(title=f"{method_name}: analog fidelity versus analog size")
+    return fig

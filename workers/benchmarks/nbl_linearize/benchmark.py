@@ -63,6 +63,12 @@ class NBLConfig(PluginConfig):
     mc_items: int = Field(
         20, ge=0, le=10_000, description="Items per generated multiple-choice task (0 = skip)"
     )
+    task_files: str = Field(
+        "",
+        max_length=5000,
+        description="Comma-separated JSONL multiple-choice files on the worker "
+        '({"context", "choices", "gold"} per line), each one more task',
+    )
     ridge: float = Field(
         1e-6, ge=0, le=1.0, description="Relative ridge added to C_XX in the LMMSE solve"
     )
@@ -166,7 +172,7 @@ class NBLLinearize(Benchmark):
         from workers.models.lm.corpus import build_corpus
         from workers.models.lm.data import encode_documents, random_windows
         from workers.models.lm.evaluate import score_multiple_choice, stream_nll
-        from workers.models.lm.tasks import TASKS, generate_task
+        from workers.models.lm.tasks import TASKS, generate_task, load_task_files, parse_paths
 
         c = self.config
         model, tok, corpus_cfg = self._load(ctx)
@@ -192,6 +198,7 @@ class NBLLinearize(Benchmark):
             if c.mc_items
             else {}
         )
+        tasks.update(load_task_files(parse_paths(c.task_files)))
         prompt = random_windows(valid_ids, c.speed_batch, c.prompt_len - 1, gen)
 
         stats = collect_layer_stats(model, calib.split(8), device=ctx.device)
@@ -247,16 +254,18 @@ class NBLLinearize(Benchmark):
                 ctx.progress(done, total, f"single-block sensitivity {i + 1}/{L}")
             bounds = [scores[i]["cca_bound"] for i in range(L)]
             spearman = _spearman(bounds, increases)
-            ctx.save_artifact(
-                "layer_sensitivity",
+            sens = [
                 {
-                    "layer": list(range(L)),
-                    "cca_bound": bounds,
-                    "mse_bound": [scores[i]["mse_bound"] for i in range(L)],
-                    "cosine": [scores[i]["cosine"] for i in range(L)],
-                    "nll_increase": increases,
-                },
-            )
+                    "layer": i,
+                    "cca_bound": bounds[i],
+                    "mse_bound": scores[i]["mse_bound"],
+                    "cosine": scores[i]["cosine"],
+                    "nll_increase": increases[i],
+                }
+                for i in range(L)
+            ]
+            ctx.save_artifact("layer_sensitivity", sens)
+            ctx.save_artifact("bound_vs_loss", _sensitivity_figure(sens, spearman))
 
         rows = []
         for k in ks:
@@ -321,4 +330,25 @@ def _figure(rows: list[dict], method_name: str):
     for key in ("prefill_speedup", "decode_speedup", "kv_cache_ratio"):
         fig.add_trace(go.Scatter(x=ks, y=[r[key] for r in rows], name=key), 1, 3)
     fig.update_layout(title=f"{method_name}: replaced attention blocks k", xaxis_title="k")
+    return fig
+
+
+def _sensitivity_figure(rows: list[dict], spearman: float):
+    import plotly.graph_objects as go
+
+    fig = go.Figure(
+        go.Scatter(
+            x=[r["cca_bound"] for r in rows],
+            y=[r["nll_increase"] for r in rows],
+            mode="markers+text",
+            text=[f"layer {r['layer']}" for r in rows],
+            textposition="top center",
+        )
+    )
+    fig.update_layout(
+        title=f"Per-block CCA bound vs NLL increase when only that block is linearised "
+        f"(Spearman {spearman:.2f})",
+        xaxis_title="sum_i (1 - rho_i^2)",
+        yaxis_title="NLL increase (nats)",
+    )
     return fig

@@ -7,7 +7,8 @@ Generated tasks (seeded, from documents the model never trained on):
 * ``continuation``: a prefix cut at a random word boundary; choose the true next span of
   characters among spans of the same length from other places.
 
-User files: JSONL rows ``{"context": str, "choices": [str, ...], "gold": int}``.
+User files: JSONL rows ``{"context": str, "choices": [str, ...], "gold": int}``, one task per
+file (`load_task_files`; the benchmarks' ``task_files`` option).
 """
 
 from __future__ import annotations
@@ -113,6 +114,28 @@ def generate_task(
     if name == "continuation":
         return continuation_task(docs, n_items, seed=seed)
     raise ValueError(f"task: unknown generated task {name!r} (known: {TASKS})")
+
+
+def parse_paths(spec: str) -> tuple[str, ...]:
+    """Comma-separated paths from a config string (empty entries dropped)."""
+    return tuple(p.strip() for p in spec.split(",") if p.strip())
+
+
+def load_task_files(paths: Sequence[str | Path]) -> dict[str, list[MCItem]]:
+    """User multiple-choice tasks, one per JSONL file, named ``file:<stem>``."""
+    tasks: dict[str, list[MCItem]] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_file():
+            raise FileNotFoundError(f"task_files: {path} is not a file")
+        items = load_mc_jsonl(path)
+        if not items:
+            raise ValueError(f"task_files: {path} holds no items")
+        name = f"file:{path.stem}"
+        if name in tasks:
+            raise ValueError(f"task_files: two files named {path.stem!r}")
+        tasks[name] = items
+    return tasks
 
 
 def load_mc_jsonl(path: str | Path) -> list[MCItem]:
