@@ -50,7 +50,7 @@ class _WorkerHeartbeat(threading.Thread):
         from apps.pools.models import Worker
         from apps.pools.services import worker_heartbeat
         from apps.runs.models import Run, RunStatus
-        from apps.runs.watchdog import watchdog_sweep
+        from apps.runs.watchdog import database_contact_lost, watchdog_sweep
 
         while not self.stop_event.wait(self.interval):
             try:
@@ -65,6 +65,7 @@ class _WorkerHeartbeat(threading.Thread):
                     return
             except Exception:  # noqa: BLE001 - keep beating through database blips
                 log.warning("worker heartbeat failed", exc_info=True)
+                database_contact_lost()  # the next sweeps must not mistake the outage for dead workers
             finally:
                 close_old_connections()
 

@@ -18,10 +18,10 @@ from django.utils import timezone
 from apps.catalog.crypto import decrypt_secret
 from apps.catalog.models import ModelEntry
 from apps.pools.models import Worker
-from apps.runs.context import DjangoRunContext
+from apps.runs.context import DjangoRunContext, RunSuperseded
 from apps.runs.dbretry import with_db_retry
 from apps.runs.events import event_append
-from apps.runs.models import Run, RunStatus
+from apps.runs.models import MetricPoint, Run, RunStatus
 from apps.runs.services import run_finish
 from workers.core import registry
 from workers.core.context import RunCancelled, seed_everything
@@ -83,8 +83,12 @@ def run_claim(*, run_id: int, attempt: int, worker_name: str, device: str) -> bo
             status_reason="", error="", traceback="",
         )
         if claimed:
+            if attempt > 1:
+                # Curves belong to an attempt: a requeued run draws them afresh, never doubled.
+                MetricPoint.objects.filter(run_id=run_id).delete()
             event_append(run_id=run_id, kind="status",
-                         data={"status": RunStatus.RUNNING, "reason": f"started on {worker_name} ({device}), attempt {attempt}"})
+                         data={"status": RunStatus.RUNNING, "attempt": attempt,
+                               "reason": f"started on {worker_name} ({device}), attempt {attempt}"})
     return bool(claimed)
 
 
@@ -153,6 +157,11 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.SUCCEEDED, reason="finished",
                                          summary=summary), what=f"run {run_id} finish")
         return RunStatus.SUCCEEDED
+    except RunSuperseded as exc:
+        # The watchdog gave the run to a new attempt (this worker looked silent, e.g. through a
+        # database outage); that attempt records the run, this one stops without a word.
+        log.warning("%s; stopping this execution", exc)
+        return "superseded"
     except RunCancelled as exc:
         _flush_quietly(ctx)
         reason = str(exc) or "cancelled"

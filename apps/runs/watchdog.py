@@ -8,10 +8,11 @@ twice; on SQLite the IMMEDIATE transactions serialise them.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from apps.pools.models import WorkerPool
@@ -105,5 +106,40 @@ def broker_queue_depth(queue: str) -> int | None:
     return None
 
 
-def watchdog_sweep() -> dict[str, list[int]]:
-    return {"requeued_or_failed": runs_reap_lost(), "redispatched": runs_reconcile_queued()}
+class _DatabaseContact:
+    """Since when this process has reached the database without a break.
+
+    A watchdog that was itself cut off from the database (a PostgreSQL restart, a failover)
+    cannot tell a silent worker from its own outage: the moment the database is back, every
+    live worker's heartbeat looks stale. So it reaps only after a full heartbeat timeout of
+    unbroken contact, which gives live workers time to beat again; a worker that really died
+    is still reaped, one timeout later."""
+
+    since: float | None = None
+
+    @classmethod
+    def lost(cls) -> None:
+        cls.since = None
+
+    @classmethod
+    def long_enough(cls) -> bool:
+        now = time.monotonic()
+        if cls.since is None:
+            cls.since = now
+        return now - cls.since >= settings.CRUCIBLE_HEARTBEAT_TIMEOUT
+
+
+def database_contact_lost() -> None:
+    _DatabaseContact.lost()
+
+
+def watchdog_sweep(*, grace: bool = True) -> dict[str, list[int]]:
+    """One sweep. `grace=False` (a one-off `crucible_watchdog --once`) trusts the heartbeats
+    it reads at once; processes that sweep continuously keep the grace after an outage."""
+    try:
+        connection.ensure_connection()
+        reap = not grace or _DatabaseContact.long_enough()
+        return {"requeued_or_failed": runs_reap_lost() if reap else [], "redispatched": runs_reconcile_queued()}
+    except (OperationalError, InterfaceError):
+        database_contact_lost()
+        raise

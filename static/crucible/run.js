@@ -5,6 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const series = {};           // key -> {x: [], y: []}
   let lastSeq = 0, plotted = false, pending = false, socket = null, retryDelay = 500, terminal = false;
+  let attempt = null;          // curves are per attempt: a requeued run redraws them from scratch
 
   function setStatus(status, reason) {
     const el = $("run-status");
@@ -30,6 +31,10 @@
       }
     }
     schedulePlot();
+  }
+  function resetCurves() {
+    for (const k of Object.keys(series)) delete series[k];
+    $("curves").querySelectorAll("[data-key]").forEach((div) => div.remove());
   }
   function schedulePlot() {
     if (pending) return; pending = true;
@@ -152,7 +157,12 @@
     if (ev.seq !== undefined) { if (ev.seq <= lastSeq) return; lastSeq = ev.seq; }
     const d = ev.data || {};
     switch (ev.kind) {
-      case "status": setStatus(d.status, d.reason);
+      case "status":
+        if (d.attempt !== undefined) {
+          if (attempt !== null && d.attempt !== attempt) resetCurves();
+          attempt = d.attempt;
+        }
+        setStatus(d.status, d.reason);
         if (d.error) { $("error-card").hidden = false; $("run-error").textContent = d.error; }
         refreshRecord();
         break;

@@ -14,7 +14,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, once, **options):
         while True:
-            result = watchdog_sweep()
+            result = watchdog_sweep(grace=not once)
             if any(result.values()):
                 self.stdout.write(str(result))
             if once:
