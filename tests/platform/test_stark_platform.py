@@ -176,3 +176,34 @@ def test_runs_record_each_task_as_a_dataset_version(api, eager):
             format="json",
         ).json()["id"]
     assert set(Run.objects.get(pk=again).dataset_versions.all()) == set(run.dataset_versions.all())
+
+
+def test_leaderboard_page_upload_form_scores_a_file(client, user, synced, eager):
+    """The UI path: the benchmark page shows the upload form; posting a file creates a scored
+    run on the hidden split and leads to its page, which shows no ground truth."""
+    truths = _truths("test")
+    client.force_login(user)
+    page = client.get("/benchmarks/stark/")
+    assert page.status_code == 200 and b"predictions-card" in page.content
+    first = next(iter(truths))
+    upload = SimpleUploadedFile(
+        "preds.jsonl",
+        json.dumps({"id": first, "answer": "[RESULTS_START] [1] [RESULTS_END]"}).encode(),
+    )
+    with eager(execute=True):
+        response = client.post(
+            "/benchmarks/stark/predictions/",
+            {"file": upload, "split": "test", "name": "one answer"},
+        )
+    run = Run.objects.get()
+    assert response.status_code == 302 and response["Location"].endswith(f"/{run.pk}/")
+    assert run.status == "succeeded" and run.benchmark_config["split"] == "test"
+    # every test-split instance is scored; the ones without a prediction are failures
+    assert run.summary["n_missing"] == run.summary["n_instances"] - 1
+    detail = client.get(response["Location"]).content.decode()
+    assert "ground_truth" not in detail
+    bad = client.post(
+        "/benchmarks/stark/predictions/",
+        {"file": SimpleUploadedFile("p.jsonl", b"not json\n"), "split": "test"},
+    )
+    assert bad.status_code == 302 and Run.objects.count() == 1

@@ -61,10 +61,15 @@ def test_generator_source_runs_end_to_end():
 def test_bad_configs_fail_with_the_field_name():
     with pytest.raises(ConfigError, match="limit_per_task"):
         StarkBenchmark({"limit_per_task": 0})
-    with pytest.raises(ValueError, match="families"):
-        run({"families": "astrology"})
-    with pytest.raises(ValueError, match="chunk_index"):
-        run({"n_chunks": 2, "chunk_index": 5})
+    # names and chunk bounds are checked by pydantic, before any data is read
+    with pytest.raises(ConfigError, match="families") as err:
+        StarkBenchmark({"families": "localization, astrology"})
+    assert "unknown family ['astrology']" in str(err.value)
+    with pytest.raises(ConfigError, match="tasks"):
+        StarkBenchmark({"tasks": "loc_range,loc_telepathy"})
+    with pytest.raises(ConfigError, match="chunk_index"):
+        StarkBenchmark({"n_chunks": 2, "chunk_index": 2})
+    StarkBenchmark({"families": "tracking", "tasks": "meets", "n_chunks": 3, "chunk_index": 2})
 
 
 def test_registered_under_the_agreed_slugs():
@@ -72,3 +77,31 @@ def test_registered_under_the_agreed_slugs():
 
     assert _BENCHMARKS["stark"] is StarkBenchmark and _METHODS["stark_classical"] is StarkClassical
     assert StarkBenchmark.primary_metric().name == "success_rate"
+
+
+def test_comparison_figure_puts_methods_side_by_side_per_family():
+    from workers.benchmarks.stark.figures import compare_by_family, entries_from_leaderboard
+
+    board = {
+        "rows": [
+            {"method": "stark_classical", "model": None, "config_hash": "aaaaaaaa",
+             "metrics": {"success__spatial": {"mean": 1.0, "ci95": 0.0},
+                         "success__tracking": {"mean": 0.25, "ci95": 0.1},
+                         "nerr__loc_range": {"mean": 0.01, "ci95": 0.002}}},
+            {"method": "stark_llm_text", "model": "m1", "config_hash": "bbbbbbbb",
+             "metrics": {"success__spatial": {"mean": 0.6, "ci95": 0.05}}},
+            {"method": "stark_llm_text", "model": "m1", "config_hash": "cccccccc",
+             "metrics": {"success__spatial": {"mean": 0.7, "ci95": 0.05}}},
+        ]
+    }  # fmt: skip
+    entries = entries_from_leaderboard(board)
+    assert list(entries)[0] == "stark_classical / -" and len(entries) == 3  # no row hidden
+    fig = compare_by_family(entries).to_plotly_json()
+    bars = [t for t in fig["data"] if t["xaxis"] == "x"]
+    assert [t["name"] for t in bars] == list(entries)
+    assert list(bars[0]["x"]) == ["tracking", "spatial"]  # catalogue order, families present only
+    assert list(bars[0]["y"]) == pytest.approx([0.75, 0.0])  # failure = 1 - success
+    assert bars[1]["y"][0] is None and bars[1]["y"][1] == pytest.approx(0.4)
+    assert list(bars[0]["error_y"]["array"]) == [0.1, 0.0]
+    with pytest.raises(ValueError, match="entries"):
+        compare_by_family({})

@@ -131,3 +131,39 @@ def test_llm_method_needs_a_model(sample_dir):
     StarkBenchmark({"tasks": "meets"}).run(ctx, StarkLLMText({}))
     rows = json.loads(ctx.artifacts["instances.json"][0])["instances"]
     assert "needs a model" in rows[0]["info"]["error"] and ctx.summary["success_rate"] == 0.0
+
+
+@pytest.fixture(scope="module")
+def tiny_hf_dir(tmp_path_factory):
+    """A randomly initialised tiny Llama with a byte-level tokenizer, saved as an HF directory."""
+    from workers.models.lm.tokenizer import train_bpe_tokenizer
+    from workers.models.tiny_llama import build_llama, tiny_test_config
+
+    tok = train_bpe_tokenizer([P.SYSTEM_TEXT, P.SYSTEM_CODE, *P.LOCALIZATION.values()], 300)
+    cfg = tiny_test_config(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
+    model = build_llama(
+        cfg, len(tok), bos_id=tok.bos_token_id, eos_id=tok.eos_token_id, pad_id=tok.pad_token_id
+    )
+    path = tmp_path_factory.mktemp("tiny_hf")
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.mark.slow  # imports transformers and generates with a (tiny) model on the CPU
+@pytest.mark.parametrize("method", [StarkLLMText, StarkLLMCode])
+def test_local_hugging_face_directory_in_both_modes(sample_dir, tiny_hf_dir, method):
+    """The hf_local adapter (a model registered as a local directory) drives the same loops.
+    An untrained model writes no tags: every answer must be counted as unparseable."""
+    from workers.models.hf_local import HFLocalChatModel
+
+    lm = build_adapter(ModelSpec(name="tiny", kind="hf_local", path=str(tiny_hf_dir),
+                                 options={"device": "cpu", "dtype": "float32"}))  # fmt: skip
+    assert isinstance(lm, HFLocalChatModel)
+    ctx = InMemoryRunContext(seed=0, model=lm)
+    bench = {"tasks": "loc_range,meets"}
+    StarkBenchmark(bench).run(ctx, method({"max_rounds": 1, "max_tokens": 16, "temperature": 0}))
+    s = ctx.summary
+    assert s["n_instances"] == 2 and s["unparseable_rate"] == 1.0 and s["success_rate"] == 0.0
+    assert s["llm_calls"] == 4  # one question and one feedback round per instance
+    assert s["prompt_tokens"] > 100 and 0 < s["completion_tokens"] <= 4 * 16

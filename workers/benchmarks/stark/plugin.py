@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from workers.benchmarks.stark import catalogue
 from workers.benchmarks.stark.figures import error_by_family
@@ -114,6 +114,31 @@ class StarkConfig(PluginConfig):
     )
     gen_n_sensors: int = Field(4, ge=3, le=8, description="Generator: sensors per instance")
 
+    # Bad names fail before queueing, naming the field (not when the worker loads the data).
+    @field_validator("families")
+    @classmethod
+    def _known_families(cls, value: str) -> str:
+        bad = sorted({f.strip() for f in value.split(",") if f.strip()} - set(catalogue.FAMILIES))
+        if bad:
+            raise ValueError(f"unknown family {bad}; choose from {list(catalogue.FAMILIES)}")
+        return value
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, value: str) -> str:
+        bad = sorted({t.strip() for t in value.split(",") if t.strip()} - set(catalogue.TASKS))
+        if bad:
+            raise ValueError(f"unknown STARK task id {bad[:5]}")
+        return value
+
+    @field_validator("chunk_index")
+    @classmethod
+    def _chunk_in_range(cls, value: int, info: ValidationInfo) -> int:
+        n_chunks = info.data.get("n_chunks")
+        if n_chunks is not None and value >= n_chunks:
+            raise ValueError(f"{value} is not below n_chunks={n_chunks}")
+        return value
+
 
 def split_of(instance_id: str) -> str:
     """A fixed 50/50 split by hash of the id (STARK itself publishes no split)."""
@@ -207,8 +232,6 @@ class StarkBenchmark(Benchmark):
     def load(self, ctx: RunContext) -> list[Instance]:
         cfg = self.config
         families = [f.strip() for f in cfg.families.split(",") if f.strip()] or None
-        if families and (bad := set(families) - set(catalogue.FAMILIES)):
-            raise ValueError(f"families: unknown family {sorted(bad)}")
         root = self._root(ctx)
         instances = load_release(
             root,
@@ -228,8 +251,6 @@ class StarkBenchmark(Benchmark):
             ctx.record_dataset(f"stark/{folder}", sha256_tree(root / folder), str(root / folder))
         if cfg.split != "all":
             instances = [i for i in instances if split_of(i.id) == cfg.split]
-        if cfg.chunk_index >= cfg.n_chunks:
-            raise ValueError(f"chunk_index: {cfg.chunk_index} is not below n_chunks={cfg.n_chunks}")
         ids = shard([i.id for i in instances], cfg.n_chunks)[cfg.chunk_index]
         keep = set(ids)
         return [i for i in instances if i.id in keep]

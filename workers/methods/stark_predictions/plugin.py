@@ -73,10 +73,22 @@ class StarkUploadedPredictions(Method):
     def __init__(self, config=None) -> None:
         super().__init__(config)
         self._answers: dict[str, str] | None = None
+        self._asked = 0
+        self._missing = 0
 
     def answer(self, instance, ctx) -> StarkAnswer:
         if self._answers is None:
             if not self.config.predictions_file:
                 raise PredictionsError("predictions_file: no uploaded file was given")
             self._answers = load_predictions(self.config.predictions_file)
+        self._asked += 1
+        if instance.id not in self._answers:
+            self._missing += 1  # scored as an unparseable failure by the benchmark
         return StarkAnswer(self._answers.get(instance.id))
+
+    def run_summary(self) -> dict[str, float]:
+        """Counts only (no ids): instances without a prediction, and predictions not used by
+        this split/chunk (ids of another split, or unknown)."""
+        used = self._asked - self._missing
+        n_file = len(self._answers or {})
+        return {"n_missing": float(self._missing), "n_predictions_unused": float(n_file - used)}
