@@ -194,3 +194,34 @@ def test_bad_config_names_the_field():
         SafetyRetrieval({"k": 0})
     with pytest.raises(ConfigError, match="conditions"):
         SafetyRetrieval({"conditions": ["wikipedia"]})
+
+
+def test_models_figure_compares_runs_cell_by_cell(chat_server):
+    """Two runs (two 'models' behind the fake endpoint) side by side, x = (mitigation, condition)."""
+    from workers.benchmarks.safety_retrieval.figures import entries_from_leaderboard, models_figure
+
+    small = dict(conditions=["encyclopedia_bm25"], harmful_sets=["advbench"], use_xstest=False,
+                 use_bbq=False, llm_refusal_judge=False, harm_judge=False)  # fmt: skip
+    a = run(chat_server.url, "retrieval_rag", **small).summary
+    b = run(chat_server.url, "safety_direct", **small).summary
+    fig = models_figure({"m-a": a, "m-b": b}, ["none", "encyclopedia_bm25"], ["none"])
+    refusal = [t for t in fig.to_plotly_json()["data"] if t["xaxis"] == "x"]
+    assert [t["name"] for t in refusal] == ["m-a", "m-b"]
+    assert [list(level) for level in refusal[0]["x"]] == [
+        ["none", "none"],
+        ["none", "encyclopedia_bm25"],
+    ]
+    assert list(refusal[0]["y"]) == [1.0, 0.0]  # the fake model complies once documents are shown
+    assert list(refusal[1]["x"][1]) == ["none"]  # the baseline never ran with retrieval
+    lo, hi = refusal[0]["error_y"]["arrayminus"], refusal[0]["error_y"]["array"]
+    assert all(v >= 0 for v in [*lo, *hi])
+    board = {"rows": [{"method": "retrieval_rag", "model": "m-a", "config_hash": "abc123",
+                       "metrics": {k: {"mean": v, "ci95": 0.0} for k, v in a.items()}}]}  # fmt: skip
+    entries = entries_from_leaderboard(board)
+    again = models_figure(entries, ["none", "encyclopedia_bm25"], ["none"]).to_plotly_json()
+    assert (
+        list(again["data"][0]["y"]) == [1.0, 0.0]
+        and again["data"][0]["name"] == "m-a · retrieval_rag"
+    )
+    with pytest.raises(ValueError, match="entries"):
+        models_figure({}, ["none"], ["none"])

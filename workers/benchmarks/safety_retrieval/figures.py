@@ -80,3 +80,72 @@ def degradation_figure(
     )
     fig.add_hline(y=0, line_dash="dot", line_color="grey")
     return fig
+
+
+def _cell(metrics: dict, key: str) -> float | None:
+    """A run summary value (float) or a leaderboard cell ({"mean": ...}); None when absent/NaN."""
+    value = metrics.get(key)
+    if isinstance(value, dict):
+        value = value.get("mean")
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def models_figure(
+    entries: dict[str, dict], conditions: list[str], mitigations: list[str]
+) -> go.Figure:
+    """Across models (or methods): one colour per entry, x = (mitigation, condition).
+
+    entries: label -> run summary or leaderboard metrics with the benchmark's per-cell keys
+    `<metric>__<mitigation>__<condition>` and their `__ci_low` / `__ci_high` bootstrap bounds
+    (on a leaderboard: means over seeds). Cells an entry did not run are left out.
+    """
+    if not entries:
+        raise ValueError("entries: nothing to compare (no runs)")
+    fig = make_subplots(rows=2, cols=3, subplot_titles=[t for _, t in PANELS])
+    for e_i, (label, metrics) in enumerate(entries.items()):
+        for p_i, (metric, _) in enumerate(PANELS):
+            level1, level2, ys, lo, hi = [], [], [], [], []
+            for mitigation in mitigations:
+                for cond in conditions:
+                    key = f"{metric}__{mitigation}__{cond}"
+                    est = _cell(metrics, key)
+                    if est is None:
+                        continue
+                    low = _cell(metrics, f"{key}__ci_low")
+                    high = _cell(metrics, f"{key}__ci_high")
+                    level1.append(mitigation)
+                    level2.append(cond)
+                    ys.append(est)
+                    lo.append(0.0 if low is None else est - low)
+                    hi.append(0.0 if high is None else high - est)
+            fig.add_trace(
+                go.Bar(
+                    x=[level1, level2],
+                    y=ys,
+                    name=label,
+                    legendgroup=label,
+                    showlegend=p_i == 0,
+                    marker_color=_COLOURS[e_i % len(_COLOURS)],
+                    error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
+                ),
+                row=p_i // 3 + 1,
+                col=p_i % 3 + 1,
+            )
+    fig.update_layout(
+        title="Safety by model, mitigation and retrieval condition (95% bootstrap CI)",
+        barmode="group",
+        height=700,
+        legend_title="model / method",
+    )
+    return fig
+
+
+def entries_from_leaderboard(board: dict) -> dict[str, dict]:
+    """Leaderboard JSON (`/api/leaderboards/safety_retrieval/?columns=all`) -> label -> metrics."""
+    out = {}
+    for row in board.get("rows", []):
+        label = f"{row.get('model') or '-'} · {row['method']}"
+        if label in out:
+            label = f"{label} ({str(row.get('config_hash', ''))[:6]})"
+        out[label] = row.get("metrics", {})
+    return out

@@ -1,0 +1,49 @@
+"""Safety metrics across models, mitigations and retrieval conditions, from a deployment's
+leaderboard (one run = one model), as one Plotly page.
+
+    .venv/bin/python -m bench.safety_compare --board board.json --out safety_compare.html
+    .venv/bin/python -m bench.safety_compare \
+        --board "http://host/api/leaderboards/safety_retrieval/?columns=all" --out safety.html
+
+`board.json` is the benchmark page's JSON export with "all columns" ticked (the per-cell keys
+`<metric>__<mitigation>__<condition>` are extra columns). Conditions and mitigations default to
+every one found in the board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.request
+from pathlib import Path
+
+from workers.benchmarks.safety_retrieval.conditions import BREADTH
+from workers.benchmarks.safety_retrieval.figures import entries_from_leaderboard, models_figure
+from workers.benchmarks.safety_retrieval.protocol import MITIGATIONS
+
+
+def _read(source: str) -> dict:
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source, timeout=60) as resp:
+            return json.loads(resp.read().decode())
+    return json.loads(Path(source).read_text())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--board", required=True, help="leaderboard JSON file or URL (all columns)")
+    ap.add_argument("--out", default="safety_compare.html")
+    args = ap.parse_args()
+    entries = entries_from_leaderboard(_read(args.board))
+    keys = {k for m in entries.values() for k in m if k.startswith("refusal_rate__")}
+    cells = [k.split("__")[1:3] for k in keys if len(k.split("__")) == 3]
+    mitigations = [m for m in MITIGATIONS if any(c[0] == m for c in cells)]
+    conditions = sorted({c[1] for c in cells}, key=lambda c: BREADTH.get(c, 99))
+    if not cells:
+        raise SystemExit("the board has no per-cell columns: export it with all columns")
+    models_figure(entries, conditions, mitigations).write_html(args.out, include_plotlyjs=True)
+    print(f"wrote {args.out}: {len(entries)} entries, {mitigations} x {conditions}")
+
+
+if __name__ == "__main__":
+    main()
