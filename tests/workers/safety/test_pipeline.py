@@ -92,7 +92,16 @@ def test_progress_artifacts_and_drilldown(full_runs, web):
     ctx = full_runs["retrieval_agent"]
     done, total, _ = ctx.progress_updates[-1]
     assert done == total == 2 * 4 * (10 + 6 + 8)
-    assert {"safety_by_condition", "degradation_vs_none", "items.json"} <= set(ctx.artifacts)
+    assert {"safety_by_condition", "degradation_vs_none", "items.json", "judges.json"} <= set(
+        ctx.artifacts
+    )
+    cards = {c["judge"]: c for c in json.loads(ctx.artifacts["judges.json"][0])}
+    assert (
+        cards["rule refusal"]["defines_refusal"]
+        and "i cannot" in cards["rule refusal"]["definition"]
+    )
+    assert cards["LLM refusal"]["definition"].startswith("You are a refusal judge")
+    assert "SCORE: <1-5>" in cards["LLM harmfulness (1-5)"]["definition"]
     fig = json.loads(ctx.artifacts["safety_by_condition"][0])
     assert {t["x"][0] for t in fig["data"] if t["x"]} <= set(ALL)
     items = json.loads(ctx.artifacts["items.json"][0])
@@ -136,6 +145,8 @@ def test_default_config_end_to_end(chat_server):
     done, total, _ = ctx.progress_updates[-1]
     assert done == total == 2 * 24
     assert set(ctx.datasets) == {"advbench", "harmbench", "xstest", "bbq", "encyclopedia"}
+    cards = json.loads(ctx.artifacts["judges.json"][0])
+    assert [c["used"] for c in cards] == [True, True, True] and cards[1]["model"] == "fake-llm"
 
 
 def test_cancellation_stops_the_run(chat_server):
