@@ -239,3 +239,22 @@ def test_plugins_are_registered_under_their_slugs():
     assert _BENCHMARKS["dpbss-support-recovery"] is DPBSSBenchmark
     assert all(_METHODS[name] is cls for name, cls in METHODS.items())
     assert all(cls.benchmarks == ("dpbss-support-recovery",) for cls in METHODS.values())
+
+
+def test_large_p_paths_agree_with_the_small_p_ones(monkeypatch):
+    """p = 10^4 avoids p x p matrices: X by an AR(1) recursion (same Toeplitz law) and L(S)
+    from column blocks of X instead of the Gram matrix; both must agree with the dense paths."""
+    from workers.benchmarks.dpbss import data as data_mod
+    from workers.methods.dpbss import objective as obj_mod
+
+    monkeypatch.setattr(data_mod, "CHOLESKY_MAX_P", 3)
+    X, _, _ = make_sparse_data(20_000, 6, 2, rho=0.6, rng=np.random.default_rng(0))
+    idx = np.arange(6)
+    np.testing.assert_allclose(np.cov(X.T), 0.6 ** np.abs(idx[:, None] - idx[None, :]), atol=0.03)
+    _, _, Xc, yc, dense, _ = _problem(p=8, s=2)
+    monkeypatch.setattr(obj_mod, "GRAM_MAX_P", 3)
+    lazy = LeastSquaresObjective(Xc, yc, lam=5.0, r=1.1)
+    assert lazy.G is None and dense.G is not None
+    for S in [(0, 1), (2, 5), (3, 7)]:
+        assert lazy.value(S) == pytest.approx(dense.value(S), rel=1e-10)
+        np.testing.assert_allclose(lazy.cut(S)[1], dense.cut(S)[1], rtol=1e-9, atol=1e-14)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+CHOLESKY_MAX_P = 2000  # above this many features X is drawn by the AR(1) recursion
+
 
 def make_sparse_data(n: int, p: int, s: int, rho: float = 0.1, snr: float = 5.0, loss: str = "least_squares",
                      rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -15,9 +17,16 @@ def make_sparse_data(n: int, p: int, s: int, rho: float = 0.1, snr: float = 5.0,
     if n < 2 or snr <= 0 or not 0 <= rho < 1:
         raise ValueError(f"need n >= 2, snr > 0, 0 <= rho < 1; got n={n}, snr={snr}, rho={rho}")
     rng = rng or np.random.default_rng()
-    idx = np.arange(p)
-    Sigma = rho ** np.abs(idx[:, None] - idx[None, :])
-    X = rng.multivariate_normal(np.zeros(p), Sigma, size=n, method="cholesky")
+    if p <= CHOLESKY_MAX_P:
+        idx = np.arange(p)
+        Sigma = rho ** np.abs(idx[:, None] - idx[None, :])
+        X = rng.multivariate_normal(np.zeros(p), Sigma, size=n, method="cholesky")
+    else:  # the same law as an AR(1) recursion over columns: no p x p matrix (p up to 10^4)
+        E = rng.normal(size=(n, p))
+        X = np.empty((n, p))
+        X[:, 0] = E[:, 0]
+        for j in range(1, p):
+            X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * E[:, j]
     support = np.arange(1, 2 * s, 2)
     beta = np.zeros(p)
     beta[support] = 1.0 / np.sqrt(s)

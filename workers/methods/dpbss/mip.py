@@ -9,7 +9,10 @@ optimal support has already been evaluated: then its cut is tight and the incumb
 Extra linear constraints give the quantities the samplers need:
   * no-good cuts  sum_{j in T} z_j <= s - 1  exclude found supports (top-R: the R best supports);
   * sum_{j in S*} z_j <= s - k  restricts to supports with at least k "mistakes" w.r.t. S*.
-Cuts are global, so they are kept across calls and later solves start warm.
+Cuts are global, so they are kept across calls and later solves start warm. Only a few cuts
+enter the master (those of master iterates and of the best supports the primal heuristic found):
+every support the heuristic evaluates would give a valid cut, but thousands of dense rows of
+length p make each HiGHS solve slow, and storing them does not fit in memory at p = 10^4.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from scipy.optimize import LinearConstraint, milp
 from workers.methods.dpbss.objective import SupportObjective
 
 Support = tuple[int, ...]
+WARM_CUTS = 8  # cuts of the primal heuristic's best supports added before the first master solve
 
 
 class SupportMIP:
@@ -37,22 +41,30 @@ class SupportMIP:
         # gap_tol > 0 stops at (incumbent - master bound) <= gap_tol * incumbent, as the paper's
         # code does (relative tolerance 5e-3); 0 runs the outer approximation to optimality.
         self.obj, self.s, self.p, self.max_iter, self.gap_tol = objective, s, objective.p, max_iter, gap_tol
-        self._cut_rows: list[np.ndarray] = []  # rows of [-grad, 1] >= c - grad'z_t
+        self._cut_rows: list[np.ndarray] = []  # rows of [-grad, 1] >= c - grad'z_t (active cuts)
         self._cut_rhs: list[float] = []
+        self._active: set[Support] = set()  # supports whose cut is in the master problem
         self.values: dict[Support, float] = {}
         self.n_milp = 0
 
     def evaluate(self, support: Iterable[int]) -> float:
-        """L(S), adding the cut at S once."""
+        """L(S) (memoised); the cut at S enters the master only through `_activate`."""
         key = tuple(sorted(int(j) for j in support))
         if key not in self.values:
-            val, grad = self.obj.cut(key)
-            z = np.zeros(self.p)
-            z[list(key)] = 1.0
-            self._cut_rows.append(np.concatenate([-grad, [1.0]]))
-            self._cut_rhs.append(val - grad @ z)
-            self.values[key] = val
+            self.values[key] = self.obj.value(key)
         return self.values[key]
+
+    def _activate(self, key: Support) -> None:
+        """Add the outer-approximation cut at the binary point of `key` to the master."""
+        if key in self._active:
+            return
+        val, grad = self.obj.cut(key)
+        z = np.zeros(self.p)
+        z[list(key)] = 1.0
+        self._cut_rows.append(np.concatenate([-grad, [1.0]]))
+        self._cut_rhs.append(val - grad @ z)
+        self.values[key] = val
+        self._active.add(key)
 
     def _feasible(self, S: Support, excluded: set[Support], center: Support | None, k: int) -> bool:
         if S in excluded:
@@ -67,9 +79,13 @@ class SupportMIP:
         center_t = tuple(sorted(center)) if center is not None else None
         if center_t is not None and min_mistakes > min(self.s, self.p - self.s):
             raise ValueError(f"no support has {min_mistakes} mistakes for s={self.s}, p={self.p}")
-        if not self._cut_rows:  # seed with the s columns most correlated with the response
-            self.evaluate(np.argsort(-np.abs(getattr(self.obj, "c", np.ones(self.p))))[: self.s])
+        if not self.values:  # seed with the s columns most correlated with the response
+            self.evaluate(np.argsort(-np.abs(self.obj.correlations()))[: self.s])
         self._local_search(excluded, center_t, min_mistakes)
+        warm = sorted((v, T) for T, v in self.values.items()
+                      if self._feasible(T, excluded, center_t, min_mistakes))[:WARM_CUTS]
+        for _, T in warm:  # cuts at the heuristic's best supports: a tight master from the start
+            self._activate(T)
         p = self.p
         base_rows, base_lo, base_hi = [np.concatenate([np.ones(p), [0.0]])], [self.s], [self.s]
         for T in excluded:
@@ -100,9 +116,9 @@ class SupportMIP:
             if res.x is None:
                 raise RuntimeError(f"HiGHS MILP failed: {res.message}")
             S = tuple(int(j) for j in np.flatnonzero(res.x[:p] > 0.5))
-            if S in self.values:  # tight cut at the master's optimum: S is optimal
+            if S in self._active:  # tight cut at the master's optimum: S is optimal
                 return S, self.values[S]
-            self.evaluate(S)
+            self._activate(S)
             if self.gap_tol > 0:
                 inc_v, inc = min((v, T) for T, v in self.values.items()
                                  if self._feasible(T, excluded, center_t, min_mistakes))

@@ -26,6 +26,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 Loss = Literal["least_squares", "hinge"]
+GRAM_MAX_P = 2000  # above this many features X'X is not precomputed
 
 
 def clip_data(X: np.ndarray, y: np.ndarray, b_x: float, b_y: float | None) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +59,8 @@ class SupportObjective(Protocol):
 
     def value(self, support: tuple[int, ...]) -> float: ...
 
+    def correlations(self) -> np.ndarray: ...
+
     def cut(self, support: tuple[int, ...]) -> tuple[float, np.ndarray]: ...
 
 
@@ -78,7 +81,10 @@ class LeastSquaresObjective:
             raise ValueError(f"lam must be >= 0 and r > 0, got lam={lam}, r={r}")
         self.n, self.p = X.shape
         self.lam, self.r = float(lam), float(r)
-        self.G = X.T @ X
+        # The p x p Gram matrix makes each L(S) a tiny s x s problem; above GRAM_MAX_P it would
+        # not fit in memory (p = 10^4: 800 MB), so its needed blocks come from X on demand.
+        self.X = X
+        self.G = X.T @ X if self.p <= GRAM_MAX_P else None
         self.c = X.T @ y
         self.yy = float(y @ y)
         self._cache: dict[tuple[int, ...], tuple[float, np.ndarray]] = {}
@@ -90,7 +96,7 @@ class LeastSquaresObjective:
         if hit is not None:
             return hit
         idx = np.array(key, dtype=int)
-        A = self.G[np.ix_(idx, idx)]
+        A = self.G[np.ix_(idx, idx)] if self.G is not None else self.X[:, idx].T @ self.X[:, idx]
         b = self.c[idx]
         evals, Q = np.linalg.eigh(A)
         evals = np.maximum(evals, 0.0)
@@ -113,6 +119,10 @@ class LeastSquaresObjective:
     def value(self, support: tuple[int, ...]) -> float:
         return self.solve(support)[0]
 
+    def correlations(self) -> np.ndarray:
+        """X'y, used to seed the MIP with the most correlated columns."""
+        return self.c
+
     def cut(self, support: tuple[int, ...]) -> tuple[float, np.ndarray]:
         """(c(z), grad c(z)) at the binary z of `support` (Bertsimas & Van Parys style cut).
 
@@ -124,7 +134,8 @@ class LeastSquaresObjective:
         key = tuple(sorted(support))
         val, coef = self.solve(key)
         idx = np.array(key, dtype=int)
-        corr = self.c - self.G[:, idx] @ coef  # X'res for every column
+        XtXS = self.G[:, idx] if self.G is not None else self.X.T @ self.X[:, idx]
+        corr = self.c - XtXS @ coef  # X'res for every column
         grad = -(corr ** 2) / (2 * self.n * self.lam)
         grad[idx] = -self.lam / (2 * self.n) * coef ** 2
         return val, grad
@@ -195,6 +206,10 @@ class HingeObjective:
 
     def value(self, support: tuple[int, ...]) -> float:
         return self.solve(support)[0]
+
+    def correlations(self) -> np.ndarray:
+        """X'y, used to seed the MIP with the most correlated columns."""
+        return self.X.T @ self.y
 
     def cut(self, support: tuple[int, ...]) -> tuple[float, np.ndarray]:
         """Perspective cut; off S uses -(sum_i alpha_i y_i x_ij)^2 / (4 n lam) (approximate alpha)."""

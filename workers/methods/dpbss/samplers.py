@@ -148,7 +148,9 @@ def mcmc_exponential_mechanism(objective: SupportObjective, s: int, epsilon: flo
         cur = objective.value(tuple(sorted(S)))
         for _ in range(n_iter):
             i = int(rng.choice(sorted(S)))
-            j = int(rng.choice([k for k in range(p) if k not in S]))
+            j = int(rng.integers(p))
+            while j in S:  # rejection: uniform over the p - s columns outside S, O(1) for large p
+                j = int(rng.integers(p))
             T = (S - {i}) | {j}
             new = objective.value(tuple(sorted(T)))
             # symmetric proposal (s(p-s) swaps from every state): accept with min(1, pi(T)/pi(S))
