@@ -5,8 +5,10 @@ leaderboard (one run = one model), as one Plotly page.
     .venv/bin/python -m bench.safety_compare \
         --board "http://host/api/leaderboards/safety_retrieval/?columns=all" --out safety.html
 
-`board.json` is the benchmark page's JSON export with "all columns" ticked (the per-cell keys
-`<metric>__<mitigation>__<condition>` are extra columns). Conditions and mitigations default to
+`board.json` is the benchmark page's JSON export with all columns
+(`/benchmarks/safety_retrieval/?export=json&columns=all`); the per-cell keys
+`<metric>__<mitigation>__<condition>` are its extra columns. A URL needs `--token`
+(or CRUCIBLE_TOKEN). Conditions and mitigations default to
 every one found in the board.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import urllib.request
 from pathlib import Path
 
@@ -22,9 +25,13 @@ from workers.benchmarks.safety_retrieval.figures import entries_from_leaderboard
 from workers.benchmarks.safety_retrieval.protocol import MITIGATIONS
 
 
-def _read(source: str) -> dict:
+def _read(source: str, token: str = "") -> dict:
+    """A JSON file, or an API URL read with a bearer token (the API needs one)."""
     if source.startswith(("http://", "https://")):
-        with urllib.request.urlopen(source, timeout=60) as resp:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with urllib.request.urlopen(
+            urllib.request.Request(source, headers=headers), timeout=60
+        ) as resp:
             return json.loads(resp.read().decode())
     return json.loads(Path(source).read_text())
 
@@ -32,9 +39,12 @@ def _read(source: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--board", required=True, help="leaderboard JSON file or URL (all columns)")
+    ap.add_argument(
+        "--token", default=os.environ.get("CRUCIBLE_TOKEN", ""), help="API token (URL boards)"
+    )
     ap.add_argument("--out", default="safety_compare.html")
     args = ap.parse_args()
-    entries = entries_from_leaderboard(_read(args.board))
+    entries = entries_from_leaderboard(_read(args.board, args.token))
     keys = {k for m in entries.values() for k in m if k.startswith("refusal_rate__")}
     cells = [k.split("__")[1:3] for k in keys if len(k.split("__")) == 3]
     mitigations = [m for m in MITIGATIONS if any(c[0] == m for c in cells)]

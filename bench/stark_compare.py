@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -32,9 +33,13 @@ from workers.methods.stark_classical.plugin import StarkClassical
 from workers.methods.stark_predictions.plugin import StarkUploadedPredictions
 
 
-def _read_board(source: str) -> dict:
+def _read_board(source: str, token: str = "") -> dict:
+    """A JSON file, or an API URL read with a bearer token (the API needs one)."""
     if source.startswith(("http://", "https://")):
-        with urllib.request.urlopen(source, timeout=60) as resp:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with urllib.request.urlopen(
+            urllib.request.Request(source, headers=headers), timeout=60
+        ) as resp:
             return json.loads(resp.read().decode())
     return json.loads(Path(source).read_text())
 
@@ -85,6 +90,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--board", default="", help="leaderboard JSON file or URL")
     ap.add_argument("--demo", action="store_true", help="run three entries on the shared sample")
+    ap.add_argument(
+        "--token", default=os.environ.get("CRUCIBLE_TOKEN", ""), help="API token (URL boards)"
+    )
     ap.add_argument("--out", default="stark_compare.html")
     ap.add_argument("--png", default="", help="also screenshot the figure (headless Chromium)")
     args = ap.parse_args()
@@ -94,7 +102,7 @@ def main() -> None:
         entries = (
             demo_entries(Path(tmp))
             if args.demo
-            else entries_from_leaderboard(_read_board(args.board))
+            else entries_from_leaderboard(_read_board(args.board, args.token))
         )
     fig = compare_by_family(entries)
     out = Path(args.out)
