@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.catalog.crypto import encrypt_secret
+from apps.catalog.uploads import check_upload
 from apps.catalog.models import (
     Benchmark,
     Dataset,
@@ -135,6 +136,7 @@ def dataset_version_create_upload(*, name: str, user, uploaded, description: str
         raise ValidationError({"file": f"file is {uploaded.size} bytes; the limit is {settings.CRUCIBLE_MAX_UPLOAD_BYTES}"})
     if uploaded.size == 0:
         raise ValidationError({"file": "file is empty"})
+    check_upload(uploaded)
     from apps.accounts.services import storage_quota_check
 
     storage_quota_check(user=user, incoming_bytes=uploaded.size)

@@ -150,6 +150,7 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CRUCIBLE_MAX_UPLOAD_BYTES = int(os.environ.get("CRUCIBLE_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
+CRUCIBLE_MAX_EXTRACT_BYTES = int(os.environ.get("CRUCIBLE_MAX_EXTRACT_BYTES", 20 * CRUCIBLE_MAX_UPLOAD_BYTES))
 
 # --- security headers: strict in the services profile (behind TLS), relaxed for localhost ---
 SECURE_CONTENT_TYPE_NOSNIFF = True
