@@ -1,0 +1,2 @@
+"""The small text-conditioned latent video diffusion model, its training cache, the samplers'
+model interface and the diffusers adapter."""
