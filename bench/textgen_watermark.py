@@ -1,7 +1,8 @@
 """Watermarks on the char-level Llama: detection power vs distortion, code vs prose, robustness.
 
     .venv/bin/python -m bench.textgen_watermark [--n-prompts 6] [--new-tokens 48] [--steps 150]
-        [--context-width 1] [--seeds 0] [--out docs/textgen_wm.md]
+        [--context-width 1] [--seeds 0] [--lm char|tiny_llama] [--temperature 1.0]
+        [--p-value normal|simulated] [--out FILE]
 
 Runs the `wm_detection` benchmark once per method (and seed) through an in-memory run context;
 the char-level Llama is trained once per seed and cached under var/data. Writes Markdown tables:
@@ -46,6 +47,13 @@ def main() -> None:
     ap.add_argument("--lm", choices=["char", "tiny_llama"], default="char")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--temperature", type=float, default=1.0, help="< 1: low-entropy regime")
+    ap.add_argument(
+        "--p-value",
+        choices=["normal", "simulated"],
+        default="normal",
+        help="HeavyWater's p-value: the paper's normal tail or the simulated exact null",
+    )
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -58,18 +66,23 @@ def main() -> None:
             "lm": args.lm,
             "lm_hidden": args.hidden,
             "lm_layers": args.layers,
+            "temperature": args.temperature,
         }
     )
     header = (
         f"wm_detection: {args.n_prompts} code + {args.n_prompts} prose prompts, {args.new_tokens} new tokens, "
-        f"{args.lm} Llama {args.layers}x{args.hidden}, {args.steps} steps, context width {args.context_width}, seeds {args.seeds}"
+        f"{args.lm} Llama {args.layers}x{args.hidden}, {args.steps} steps, context width {args.context_width}, temperature {args.temperature}, "
+        f"HeavyWater p-value {args.p_value}, seeds {args.seeds}"
     )
     rows, sweeps = [], []
     for name in args.methods:
         per_seed, t0 = [], time.time()
         for seed in args.seeds:
             ctx = InMemoryRunContext(seed=seed)
-            bench.run(ctx, get_method(name)({"context_width": args.context_width}))
+            cfg = {"context_width": args.context_width}
+            if name == "wm_heavywater":
+                cfg["p_value"] = args.p_value
+            bench.run(ctx, get_method(name)(cfg))
             per_seed.append(ctx.summary)
             for p in json.loads(ctx.artifacts["tradeoff_points"][0]):
                 sweeps.append((name, seed, p))

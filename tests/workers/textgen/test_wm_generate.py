@@ -130,6 +130,14 @@ def test_benchmark_end_to_end_tiny(tmp_path):
     assert points[-1]["kl"] > points[0]["kl"]
     assert ctx.artifacts["robustness"][1] == "application/vnd.plotly+json"
     assert "python-stdlib-text" in ctx.datasets
+    # a temperature below 1 is applied before the watermark: the law it sees has lower entropy
+    cold = InMemoryRunContext(seed=0, data_dir=tmp_path)
+    small = {"sweep": False, "attack_rates": [], "null_keys": 1, "temperature": 0.4}
+    get_benchmark("wm_detection")({**bench.config.model_dump(), **small}).run(
+        cold, get_method("wm_simplexwater")()
+    )
+    for regime in ("code", "text"):
+        assert cold.summary[f"entropy_{regime}"] < ctx.summary[f"entropy_{regime}"]
 
 
 def test_benchmark_config_errors_name_the_field():
@@ -137,3 +145,7 @@ def test_benchmark_config_errors_name_the_field():
         get_benchmark("wm_detection").validate({"n_prompts": 0})
     with pytest.raises(ConfigError, match="attack_rates"):
         get_benchmark("wm_detection").validate({"attack_rates": [0.95]})
+    with pytest.raises(ConfigError, match="temperature"):
+        get_benchmark("wm_detection").validate({"temperature": 0.0})
+    with pytest.raises(ConfigError, match="p_value"):
+        get_method("wm_heavywater").validate({"p_value": "exact"})

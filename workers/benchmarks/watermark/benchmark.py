@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import torch
 from pydantic import Field
-from transformers import LogitsProcessorList
+from transformers import LogitsProcessorList, TemperatureLogitsWarper
 
 from workers.benchmarks.watermark.corpus import load_corpus, sample_prompts
 from workers.benchmarks.watermark.figures import robustness_figure, tradeoff_figures
@@ -74,6 +74,13 @@ class WatermarkBenchConfig(PluginConfig):
     )
     lm_hidden: int = Field(64, ge=16, le=1024, description="hidden size of the char-level Llama")
     lm_layers: int = Field(2, ge=1, le=24, description="layers of the char-level Llama")
+    temperature: float = Field(
+        1.0,
+        gt=0.05,
+        le=5.0,
+        description="sampling temperature applied to the logits before the watermark (< 1 "
+        "lowers the entropy: the low-entropy regime on any model); P is the tempered law",
+    )
 
     def model_post_init(self, __context: Any) -> None:
         if any(not 0.0 <= r <= 0.9 for r in self.attack_rates):
@@ -214,8 +221,15 @@ class WatermarkDetectionBenchmark(Benchmark):
         )
         if getattr(lm.model.generation_config, "eos_token_id", None) is not None:
             kwargs["min_new_tokens"] = n  # fixed-length outputs, as in the paper's evaluation
+        # temperature first, then the watermark: the watermark must see (and preserve) the law
+        # the text is sampled from, so generate()'s own warper (applied after processors) stays off
+        chain = []
+        if self.config.temperature != 1.0:
+            chain.append(TemperatureLogitsWarper(self.config.temperature))
         if proc is not None:
-            kwargs["logits_processor"] = LogitsProcessorList([proc])
+            chain.append(proc)
+        if chain:
+            kwargs["logits_processor"] = LogitsProcessorList(chain)
         with torch.no_grad():
             out = lm.model.generate(prompts.to(lm.model.device), **kwargs)
         return out[:, prompts.shape[1] :].cpu()

@@ -8,7 +8,7 @@ detector); `trade_off` names the knob swept for the detection/distortion curve a
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -153,12 +153,19 @@ class HeavyWaterMethod(_WatermarkMethod):
         num_side_info: int = Field(
             1024, ge=2, le=65536, description="|S|, size of the side-information alphabet"
         )
+        p_value: Literal["normal", "simulated"] = Field(
+            "normal",
+            description="normal: the paper's 1 - Phi(z); simulated: exact null of sum f by "
+            "Monte Carlo over s (calibrated on short texts, where the skewed scores make the "
+            "normal test anti-conservative)",
+        )
 
     def _build(self, vocab_size, key, strength, track):
         return HeavyWaterLogitsProcessor(
             vocab_size,
             key=key,
             num_side_info=self.config.num_side_info,
+            null=self.config.p_value,
             track=track,
             **_ot_kwargs(self.config, strength),
         )
