@@ -74,7 +74,7 @@ def test_judgement_file_calibration(data_dir, tmp_path):
     lines = []
     for i in range(40):
         vals = torch.rand(5, generator=g).tolist()
-        lines.append(json.dumps({"group": str(i // 4), "metrics": dict(zip(metrics, vals)), "score": vals[4]}))
+        lines.append(json.dumps({"group": str(i // 4), "metrics": dict(zip(metrics, vals, strict=True)), "score": vals[4]}))
     path.write_text("\n".join(lines))
     ctx = run(data_dir, "dlbs-ddim", judgements_file=str(path), reference_samplers=[], gifs=False, budgets=[2])
     cal = json.loads(ctx.artifacts["calibration.json"][0])

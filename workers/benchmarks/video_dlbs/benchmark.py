@@ -84,7 +84,7 @@ class VideoDlbsConfig(PluginConfig):
     reference_samplers: list[str] = Field(
         ["dlbs-ddim", "dlbs-best-of-n", "dlbs-greedy"], max_length=8,
         description="Samplers run alongside the method for the side-by-side videos and curves.")
-    model_steps: int = Field(3000, ge=1, le=200_000, description="Training steps of the eps-net.")
+    model_steps: int = Field(1500, ge=1, le=200_000, description="Training steps of the eps-net.")
     ae_steps: int = Field(500, ge=1, le=100_000, description="Training steps of the frame autoencoder.")
     model_width: int = Field(32, ge=8, le=256, description="Channel width of the eps-net (multiple of 8).")
     judge_steps: int = Field(400, ge=1, le=100_000, description="Training steps of the reward networks.")

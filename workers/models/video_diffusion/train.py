@@ -40,7 +40,7 @@ class VideoModelConfig:
     ae_steps: int = 500
     width: int = 32
     blocks: int = 2
-    steps: int = 3000
+    steps: int = 1500
     batch: int = 16
     lr: float = 2e-3
     seed: int = 0
