@@ -3,8 +3,9 @@
     python -m workers.models.lm.train_cli --out DIR [--corpus stdlib|stdlib_docstrings|files]
         [--files a.txt b.jsonl] [--steps 300] [--hidden-size 128] ...
 
-Every field of `TinyLlamaConfig` is an option (underscores become dashes). Progress goes to
-stdout; the directory then loads with AutoTokenizer / AutoModelForCausalLM.from_pretrained.
+Every field of `TinyLlamaConfig` is an option (underscores become dashes). A progress bar (tqdm,
+a dependency of transformers) shows the steps and the latest train loss on stderr; the directory
+then loads with AutoTokenizer / AutoModelForCausalLM.from_pretrained.
 """
 
 from __future__ import annotations
@@ -18,10 +19,29 @@ from workers.core.context import InMemoryRunContext
 from workers.models.tiny_llama import TinyLlamaConfig, train_tiny_llama
 
 
-class _PrintContext(InMemoryRunContext):
+class _ProgressBarContext(InMemoryRunContext):
+    """A run context that draws ctx.progress as a terminal progress bar and prints ctx.log."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._bar = None
+
     def progress(self, done, total, note=""):
+        from tqdm import tqdm
+
         super().progress(done, total, note)
-        print(f"[{done:>6.0f}/{total:.0f}] {note}", flush=True)
+        if self._bar is None:
+            self._bar = tqdm(total=int(total), unit="step", dynamic_ncols=True)
+        self._bar.update(int(done) - self._bar.n)
+        self._bar.set_postfix_str(note)
+
+    def log(self, message):
+        super().log(message)
+        print(message, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"invalid configuration: {exc}", file=sys.stderr)
         return 2
-    ctx = _PrintContext(seed=config.seed)
-    record = train_tiny_llama(config, Path(args.out), ctx)
+    ctx = _ProgressBarContext(seed=config.seed)
+    try:
+        record = train_tiny_llama(config, Path(args.out), ctx)
+    finally:
+        ctx.close()
     print(
         json.dumps(
             {
