@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.catalog.crypto import encrypt_secret
-from apps.catalog.uploads import check_upload
 from apps.catalog.models import (
     Benchmark,
     Dataset,
@@ -22,6 +21,7 @@ from apps.catalog.models import (
     Paper,
     Visibility,
 )
+from apps.catalog.uploads import check_upload
 from workers.core import registry
 from workers.core.papers import Paper as PaperSpec
 
