@@ -34,12 +34,16 @@ def test_loglikelihood_matches_explicit_token_by_token_sum(model_tok):
 
 def test_multiple_choice_argmax_and_byte_normalisation(model_tok):
     model, tok = model_tok
-    item = MCItem("x = ", ("1", "2", "print(1)"), gold=0)
+    # non-ASCII choices: characters (acc_norm) and UTF-8 bytes (acc_bytes) differ
+    item = MCItem("x = ", ("1", "'\u00e9\u00e9\u00e9'", "print(1)"), gold=0)
     lls = [ll for ll, _ in loglikelihood(model, tok, [(item.context, c) for c in item.choices])]
-    res = score_multiple_choice(model, tok, [item])
-    assert res["acc"] == float(max(range(3), key=lls.__getitem__) == 0)
-    normed = [s / len(c.encode()) for s, c in zip(lls, item.choices, strict=False)]
-    assert res["acc_norm"] == float(max(range(3), key=normed.__getitem__) == 0)
+    for gold in range(3):
+        res = score_multiple_choice(model, tok, [MCItem(item.context, item.choices, gold)])
+        assert res["acc"] == float(max(range(3), key=lls.__getitem__) == gold)
+        per_char = [s / len(c) for s, c in zip(lls, item.choices, strict=True)]
+        assert res["acc_norm"] == float(max(range(3), key=per_char.__getitem__) == gold)
+        per_byte = [s / len(c.encode()) for s, c in zip(lls, item.choices, strict=True)]
+        assert res["acc_bytes"] == float(max(range(3), key=per_byte.__getitem__) == gold)
     with pytest.raises(ValueError, match="gold"):
         MCItem("a", ("b", "c"), 2)
 
@@ -119,17 +123,37 @@ def test_lm_pretrain_on_user_text_and_jsonl_files(tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("the quick brown fox jumps over the lazy dog. " * 400)
     jsonl = tmp_path / "docs.jsonl"
-    jsonl.write_text("\n".join(json.dumps({"text": f"record {i}: " + "lorem ipsum dolor sit amet " * 30}) for i in range(40)))
+    jsonl.write_text(
+        "\n".join(
+            json.dumps({"text": f"record {i}: " + "lorem ipsum dolor sit amet " * 30})
+            for i in range(40)
+        )
+    )
     bench = get_benchmark("lm_pretrain")(
-        dict(corpus="files", corpus_files=f"{text},{jsonl}", max_chars=20_000, vocab_size=280, hidden_size=16,
-             num_layers=1, num_heads=2, intermediate_size=32, seq_len=16, batch_size=4, steps=4, warmup=1,
-             eval_points=1, eval_windows=2)
+        dict(
+            corpus="files",
+            corpus_files=f"{text},{jsonl}",
+            max_chars=20_000,
+            vocab_size=280,
+            hidden_size=16,
+            num_layers=1,
+            num_heads=2,
+            intermediate_size=32,
+            seq_len=16,
+            batch_size=4,
+            steps=4,
+            warmup=1,
+            eval_points=1,
+            eval_windows=2,
+        )
     )
     ctx = InMemoryRunContext(data_dir=tmp_path / "cache")
     bench.run(ctx, get_method("lm_adam")())
     assert "corpus-files" in ctx.datasets and math.isfinite(ctx.summary["val_nll"])
     with pytest.raises(ValueError, match="corpus_files"):
-        get_benchmark("lm_pretrain")(dict(corpus="files")).run(InMemoryRunContext(data_dir=tmp_path), get_method("lm_adam")())
+        get_benchmark("lm_pretrain")(dict(corpus="files")).run(
+            InMemoryRunContext(data_dir=tmp_path), get_method("lm_adam")()
+        )
 
 
 @pytest.mark.parametrize("name", ["lm_adam", "lm_sgd", "sinkgd", "sinkgd_swan"])

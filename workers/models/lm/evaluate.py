@@ -2,8 +2,9 @@
 
 Multiple choice follows lm-evaluation-harness (``loglikelihood`` requests): each choice is a
 continuation of the context, scored by the sum of its tokens' log-probabilities given the
-context; ``acc`` takes the argmax of that sum and ``acc_norm`` the argmax of the sum divided by
-the continuation's length in bytes. Context and continuation are tokenised together and split
+context; ``acc`` takes the argmax of that sum, ``acc_norm`` the argmax of the sum divided by
+the continuation's length in characters (the harness's ``completion_len = len(choice)``) and
+``acc_bytes`` divided by its UTF-8 length in bytes (the harness's ``acc_bytes``). Context and continuation are tokenised together and split
 where the context ends, and a context's trailing spaces move to the continuation, as the
 harness does, so BPE merges across the boundary do not favour any choice.
 """
@@ -112,18 +113,24 @@ def loglikelihood(
 
 
 def score_multiple_choice(model, tokenizer, items: Sequence[MCItem], **kwargs) -> dict[str, float]:
-    """acc, acc_norm (byte-length normalised) and their standard errors over `items`."""
+    """acc, acc_norm (per character), acc_bytes (per byte) and their standard errors over `items`."""
     if not items:
         raise ValueError("items: need at least one multiple-choice item")
     requests = [(it.context, ch) for it in items for ch in it.choices]
     lls = [ll for ll, _ in loglikelihood(model, tokenizer, requests, **kwargs)]
-    acc, acc_norm, pos = [], [], 0
+    acc, acc_norm, acc_bytes, pos = [], [], [], 0
+
+    def hit(values: list[float], gold: int) -> float:
+        return float(max(range(len(values)), key=values.__getitem__) == gold)
+
     for it in items:
         scores = lls[pos : pos + len(it.choices)]
         pos += len(it.choices)
-        normed = [s / max(1, len(ch.encode())) for s, ch in zip(scores, it.choices, strict=False)]
-        acc.append(float(max(range(len(scores)), key=scores.__getitem__) == it.gold))
-        acc_norm.append(float(max(range(len(normed)), key=normed.__getitem__) == it.gold))
+        acc.append(hit(scores, it.gold))
+        per_char = [s / max(1, len(ch)) for s, ch in zip(scores, it.choices, strict=True)]
+        acc_norm.append(hit(per_char, it.gold))
+        per_byte = [s / max(1, len(ch.encode())) for s, ch in zip(scores, it.choices, strict=True)]
+        acc_bytes.append(hit(per_byte, it.gold))
     n = len(items)
 
     def stderr(
@@ -139,5 +146,7 @@ def score_multiple_choice(model, tokenizer, items: Sequence[MCItem], **kwargs) -
         "acc_stderr": stderr(acc),
         "acc_norm": sum(acc_norm) / n,
         "acc_norm_stderr": stderr(acc_norm),
+        "acc_bytes": sum(acc_bytes) / n,
+        "acc_bytes_stderr": stderr(acc_bytes),
         "n": float(n),
     }
