@@ -187,3 +187,14 @@ def test_heavywater_simulated_null_is_calibrated_on_short_texts():
     assert res.z == pytest.approx(normal.z)
     with pytest.raises(ValueError, match="null"):
         HeavyWaterDetector(V, null="exact")
+
+
+@pytest.mark.parametrize("name", list(PROCESSORS))
+def test_processor_returns_scores_in_the_callers_dtype(name):
+    """Half-precision logits (a GPU model's) come back as log Q in the same dtype and shape."""
+    proc = PROCESSORS[name](key=3)
+    scores = torch.tensor(G[:2], dtype=torch.float16)
+    out = proc(torch.tensor([[1], [2]]), scores)
+    assert out.dtype == torch.float16 and out.shape == scores.shape
+    q = torch.softmax(out.double(), -1)
+    assert torch.allclose(q.sum(-1), torch.ones(2, dtype=torch.float64), atol=1e-2)

@@ -153,7 +153,8 @@ def single_thread_on_cpu(device: torch.device) -> Iterator[None]:
 @torch.no_grad()
 def sequence_nll(model: Any, prompt_ids: torch.Tensor, gen_ids: torch.Tensor) -> torch.Tensor:
     """Per-sequence mean negative log-likelihood (nats) of `gen_ids` given `prompt_ids`."""
-    ids = torch.cat([prompt_ids, gen_ids], dim=1)
+    device = next(model.parameters()).device  # a GPU worker's model; the ids live on the CPU
+    ids = torch.cat([prompt_ids, gen_ids], dim=1).to(device)
     logits = model(input_ids=ids).logits[:, prompt_ids.shape[1] - 1 : -1].to(torch.float64)
-    logp = torch.log_softmax(logits, dim=-1).gather(-1, gen_ids[..., None])[..., 0]
-    return -logp.mean(dim=1)
+    logp = torch.log_softmax(logits, dim=-1).gather(-1, gen_ids.to(device)[..., None])[..., 0]
+    return -logp.mean(dim=1).cpu()

@@ -77,10 +77,12 @@ class WatermarkLogitsProcessor(LogitsProcessor, ABC):
                 f"scores have {scores.shape[-1]} columns but the watermark was built for "
                 f"vocab_size={self.vocab_size}"
             )
-        probs = torch.softmax(scores.to(torch.float64), dim=-1)
+        # the per-row work is NumPy / small dense algebra: do it on the CPU in float64 whatever
+        # device the model runs on, and hand the scores back on the model's device and dtype
+        probs = torch.softmax(scores.detach().to("cpu", torch.float64), dim=-1)
         out = torch.empty_like(probs)
         for b in range(scores.shape[0]):
-            context = input_ids[b].tolist()
+            context = input_ids[b].tolist()  # .tolist() copies from any device
             q = self.watermarked_distribution(probs[b], context)
             if self.track:
                 self.records.append(
@@ -89,7 +91,7 @@ class WatermarkLogitsProcessor(LogitsProcessor, ABC):
                     )
                 )
             out[b] = torch.log(q)  # zeros become -inf: never sampled
-        return out.to(scores.dtype)
+        return out.to(device=scores.device, dtype=scores.dtype)
 
 
 @dataclass
