@@ -102,7 +102,7 @@ def pairs_from_groups(groups: np.ndarray, scores: np.ndarray, rng: np.random.Gen
     ia, ib = np.array(ia, dtype=int), np.array(ib, dtype=int)
     d = scores[ia] - scores[ib] if len(ia) else np.zeros(0)
     if temperature > 0:
-        pref = (rng.random(len(ia)) < 1 / (1 + np.exp(-d / temperature))).astype(float)
+        pref = (rng.random(len(ia)) < 1 / (1 + np.exp(np.clip(-d / temperature, -50, 50)))).astype(float)
     else:
         keep = d != 0
         ia, ib, d = ia[keep], ib[keep], d[keep]
