@@ -61,6 +61,24 @@ def test_kalman_tracker_follows_a_straight_line():
     assert np.abs(est_t[:, 2] - times).max() < 1e-2 and np.abs(est_t[:, :2] - path).max() < 0.05
 
 
+def test_tracker_on_the_mirror_branch_restarts_when_the_gate_fails():
+    """Two ranges admit two positions; a filter that locked onto the wrong one is confident and
+    wrong. With three ranges the innovation fails the chi-square gate and the filter restarts
+    from the snapshot fix; without the gate it stays on the wrong side for several steps."""
+    pos = np.array([5.0, 7.0])
+    ranges = np.linalg.norm(pos - SENSORS, axis=1) * (1 + RNG.uniform(-0.01, 0.01, 4))
+    mirror = np.array([5.0, 7.0]) + np.array([2.5, -2.5])  # a wrong start, well away
+    errors = {}
+    for gate in (1 - 1e-6, None):
+        trk = tracking.ExtendedKalmanTracker("range", SENSORS, x0=mirror, gate=gate)
+        trk.step(1.0, np.array([np.nan, np.nan, np.nan, np.nan]))
+        trk.P = np.eye(4) * 1e-3  # confidently wrong (position and velocity)
+        x = trk.step(0.1, np.r_[ranges[:3], np.nan])
+        errors[gate] = (float(np.linalg.norm(x[:2] - pos)), trk.reinits)
+    assert errors[1 - 1e-6][1] == 1 and errors[1 - 1e-6][0] < 0.1
+    assert errors[None][1] == 0 and errors[None][0] > 0.5
+
+
 def test_idw_against_explicit_formula_and_ar_recovers_coefficients():
     coords = np.array([[34.0, -118.0], [34.1, -118.2], [33.9, -118.3], [34.05, -118.1]])
     values = np.array([10.0, 20.0, 30.0, np.nan])

@@ -11,6 +11,7 @@ prediction. Event tasks give no clock in the prompt, so their time unit is one s
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import chi2
 from shapely.geometry import Point
 
 from workers.methods.stark_classical.localization import (
@@ -31,6 +32,10 @@ MODALITIES = (
     "event_temp",
     "event_spatio_temp",
 )
+# Modalities whose snapshot fix is unique once enough sensors report (>= 3 ranges, >= 2
+# bearings), so a filter that fails the innovation gate can restart from it (track
+# re-initialisation). TOA fixes stay ambiguous with few sensors; range+bearing never diverged.
+REINIT_NEED = {"range": 3, "bearing": 2}
 
 
 class ExtendedKalmanTracker:
@@ -50,6 +55,7 @@ class ExtendedKalmanTracker:
         q: float = 1.0,
         iterations: int = 5,
         x0: np.ndarray | None = None,
+        gate: float | None = 1 - 1e-6,
     ) -> None:
         if modality not in MODALITIES:
             raise ValueError(f"modality: expected one of {MODALITIES}, got {modality!r}")
@@ -61,6 +67,8 @@ class ExtendedKalmanTracker:
         self.iterations = iterations
         self.event = modality.startswith("event")
         self.x0 = None if x0 is None else np.asarray(x0, dtype=float)
+        self.gate = gate  # chi-square level of the innovation gate; None = never re-initialise
+        self.reinits = 0
         self.x: np.ndarray | None = None
         self.P: np.ndarray | None = None
         self.cost = 0.0  # accumulated negative log-likelihood of the innovations
@@ -174,7 +182,53 @@ class ExtendedKalmanTracker:
         self.x[:2] = np.clip(self.x[:2], 0.0, 10.0)  # the prompts' 10 x 10 area
         return self.x.copy()
 
+    def _misfit(self, position: np.ndarray, readings: np.ndarray) -> tuple[float, int]:
+        """(sum of squared measurement residuals / their variances, count) at `position`."""
+        trial = self.x.copy()
+        trial[:2] = position
+        res, _, R = self._measure(trial, readings)
+        return float(res @ (res / np.diag(R))) if len(res) else 0.0, len(res)
+
+    def _gate_failed(self, readings: np.ndarray) -> bool:
+        """After the update, the readings are still far from what the state predicts: their
+        misfit exceeds the chi-square quantile `gate` (a validation gate, Bar-Shalom 5.4.2, on
+        the updated state, so that an iterated update that reconciles prior and readings
+        passes). Only when enough sensors report for a snapshot fix to restart from."""
+        need = REINIT_NEED.get(self.modality)
+        ok = ~np.isnan(readings).reshape(len(readings), -1).any(axis=1)
+        if self.gate is None or need is None or ok.sum() < need:
+            return False
+        misfit, m = self._misfit(self.x[:2], readings)
+        return misfit > chi2.ppf(self.gate, m)
+
+    def _restart(self, readings: np.ndarray) -> None:
+        """The filter is confidently wrong (typically on the mirror branch that one or two early
+        ranges allow): restart from this step's snapshot fix. Two fixes are tried, NLLS from its
+        own linear start and NLLS from the predicted position; the one that fits the readings
+        better wins, and when both fit within the noise (near-collinear sensors leave a mirror
+        pair) the one nearer the prediction. The accumulated cost is kept."""
+        fix = multilaterate if self.modality == "range" else triangulate
+        pred = self.x[:2].copy()
+        candidates = [fix(self.sensors, readings), fix(self.sensors, readings, x0=pred)]
+
+        fits = [self._misfit(c, readings)[0] for c in candidates]
+        best = int(np.argmin(fits))
+        if abs(fits[0] - fits[1]) < len(readings):  # both explain the readings
+            best = int(np.argmin([np.linalg.norm(c - pred) for c in candidates]))
+        self.x[:2] = candidates[best]
+        self.x[2:4] = 0.0
+        self.P = np.diag([0.25, 0.25, 25.0, 25.0])
+        self.reinits += 1
+
     def _update(self, readings: np.ndarray) -> None:
+        x_prior, P_prior, cost = self.x.copy(), self.P.copy(), self.cost
+        self._iterated_update(readings)
+        if self._gate_failed(readings):
+            self.x, self.P, self.cost = x_prior, P_prior, cost
+            self._restart(readings)
+            self._iterated_update(readings)
+
+    def _iterated_update(self, readings: np.ndarray) -> None:
         x_pred, P_pred = self.x.copy(), self.P.copy()
         x_i = x_pred.copy()
         for _ in range(self.iterations):  # iterated EKF: Gauss-Newton on the MAP cost
