@@ -23,15 +23,24 @@ def save_examples(ctx, method, items, scores, clips, n: int) -> list[dict]:
     sr = clips[items[picks[0]].clip_a].sample_rate
     logmel = LogMel(sr)
     table = []
+    scratch = (
+        ctx.scratch_dir()
+    )  # files, so the run page guesses audio/wav and image/png from the name
+
+    def save(name: str, data: bytes) -> None:
+        path = scratch / name.replace("/", "_")
+        path.write_bytes(data)
+        ctx.save_artifact(name, path)
+
     for k, i in enumerate(picks):
         it = items[i]
         a, b = clips[it.clip_a], clips[it.clip_b]
-        ctx.save_artifact(f"examples/{k}_a.wav", wav_bytes(a.wav, a.sample_rate))
-        ctx.save_artifact(f"examples/{k}_b.wav", wav_bytes(b.wav, b.sample_rate))
+        save(f"examples/{k}_a.wav", wav_bytes(a.wav, a.sample_rate))
+        save(f"examples/{k}_b.wav", wav_bytes(b.wav, b.sample_rate))
         with torch.no_grad():
             mels = logmel(torch.from_numpy(np.stack([a.wav, b.wav]))).numpy()
         gap = np.full((mels.shape[1], 4), mels.min())
-        ctx.save_artifact(
+        save(
             f"examples/{k}_mel.png",
             spectrogram_png(np.concatenate([mels[0], gap, mels[1]], axis=1)),
         )

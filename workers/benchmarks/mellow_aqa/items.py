@@ -37,9 +37,11 @@ class AQAItem:
     def is_mcq(self) -> bool:
         return self.options is not None
 
-    def prompt(self) -> str:
-        """The text the model reads after the two audio prefixes (MMAU-style choices list)."""
-        if not self.is_mcq:
+    def prompt(self, with_choices: bool = False) -> str:
+        """The text the model reads after the two audio prefixes. Options are scored by their
+        likelihood as the continuation (lm-eval's cloze form); `with_choices` also lists them
+        in the prompt, MMAU-style, at the cost of about twice the tokens."""
+        if not self.is_mcq or not with_choices:
             return f"Question: {self.question}\nAnswer:"
         letters = "ABCDEFGH"
         choices = " ".join(f"({letters[i]}) {o}" for i, o in enumerate(self.options))

@@ -26,6 +26,8 @@ from workers.methods.mellow.training import (
     MelBank,
     TokenCache,
     gather_scores,
+    summed_logprob,
+    target_logits,
     train_loop,
 )
 
@@ -50,19 +52,18 @@ class CaptionOnlyLM(nn.Module):
             labels[i, len(p) : len(p) + len(t)] = torch.tensor(t)
         return ids, mask, labels
 
-    def forward(self, prompts, targets) -> torch.Tensor:
+    def _targets(self, prompts, targets):
         ids, mask, labels = self._batch(prompts, targets)
-        logits = self.lm(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
-        return F.cross_entropy(logits.flatten(0, 1), labels[:, 1:].flatten(), ignore_index=-100)
+        hidden = self.lm.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+        return target_logits(self.lm, hidden, labels)
+
+    def forward(self, prompts, targets) -> torch.Tensor:
+        logits, tokens, _ = self._targets(prompts, targets)
+        return F.cross_entropy(logits, tokens)
 
     @torch.no_grad()
     def sequence_logprob(self, prompts, targets) -> torch.Tensor:
-        ids, mask, labels = self._batch(prompts, targets)
-        logp = torch.log_softmax(
-            self.lm(input_ids=ids, attention_mask=mask).logits[:, :-1].float(), -1
-        )
-        tgt = labels[:, 1:]
-        return (logp.gather(-1, tgt.clamp_min(0)[..., None])[..., 0] * (tgt != -100)).sum(1)
+        return summed_logprob(*self._targets(prompts, targets), len(prompts))
 
 
 @register_method
@@ -93,7 +94,9 @@ class CaptionOnlyMethod(Method):
         self.model = CaptionOnlyLM(lm, self.tokenizer.pad_token_id).to(ctx.device)
         self.tokens = TokenCache(self.tokenizer)
         eos = self.tokenizer.eos_token_id
-        prompts = [self.tokens(self.context(it, clips) + it.prompt()) for it in train]
+        prompts = [
+            self.tokens(self.context(it, clips) + it.prompt(cfg.prompt_choices)) for it in train
+        ]
         targets = [self.tokens(" " + it.answer) + [eos] for it in train]
         self.losses = train_loop(
             self.model,
@@ -115,7 +118,9 @@ class CaptionOnlyMethod(Method):
         eos = self.tokenizer.eos_token_id
         rows = []
         for i, item in enumerate(items):
-            prompt = self.tokens(self.context(item, clips) + item.prompt())
+            prompt = self.tokens(
+                self.context(item, clips) + item.prompt(self.config.prompt_choices)
+            )
             rows += [(i, prompt, self.tokens(" " + o) + [eos]) for o in item.options]
         values: list[float] = []
         for s in range(0, len(rows), self.config.score_batch):

@@ -23,19 +23,23 @@ class DecoderConfig(PluginConfig):
         "shape and tokenizer (the paper's LM pre-training ablation)",
     )
     decoder_path: str = Field("", max_length=1000, description="hf_dir: the model directory")
-    lm_hidden: int = Field(128, ge=16, le=4096, description="tiny: decoder width")
-    lm_layers: int = Field(4, ge=1, le=48, description="tiny: decoder layers")
+    lm_hidden: int = Field(96, ge=16, le=4096, description="tiny: decoder width")
+    lm_layers: int = Field(3, ge=1, le=48, description="tiny: decoder layers")
     lm_heads: int = Field(4, ge=1, le=64, description="tiny: attention heads")
     lm_vocab: int = Field(2048, ge=260, le=65536, description="tiny: BPE vocabulary size")
-    lm_pretrain_steps: int = Field(300, ge=1, le=1_000_000, description="tiny: pre-training steps")
+    lm_pretrain_steps: int = Field(200, ge=1, le=1_000_000, description="tiny: pre-training steps")
     lm_corpus_chars: int = Field(
         1_500_000, ge=10_000, le=500_000_000, description="tiny: characters of pre-training text"
     )
-    steps: int = Field(400, ge=1, le=1_000_000, description="Fine-tuning steps on the AQA items")
+    steps: int = Field(300, ge=1, le=1_000_000, description="Fine-tuning steps on the AQA items")
     batch_size: int = Field(32, ge=1, le=4096, description="Items per step")
     lr: float = Field(1e-3, gt=0, le=1.0, description="Peak AdamW learning rate")
     weight_decay: float = Field(0.01, ge=0, le=1.0, description="AdamW weight decay")
     warmup: int = Field(30, ge=0, le=100_000, description="Linear warmup steps")
+    prompt_choices: bool = Field(
+        False,
+        description="Also list the options in the prompt (MMAU style); off: cloze form, half the tokens",
+    )
     score_batch: int = Field(128, ge=1, le=8192, description="Sequences per scoring forward pass")
 
     @model_validator(mode="after")
@@ -48,19 +52,19 @@ class DecoderConfig(PluginConfig):
 
 
 class EncoderConfig(PluginConfig):
-    n_mels: int = Field(64, ge=16, le=256, description="Mel bins of the log-mel input")
+    n_mels: int = Field(32, ge=16, le=256, description="Mel bins of the log-mel input")
     n_fft: int = Field(512, ge=64, le=8192, description="STFT size")
-    hop: int = Field(320, ge=16, le=4096, description="STFT hop in samples")
-    enc_dim: int = Field(64, ge=8, le=1024, description="Width of the first encoder stage")
+    hop: int = Field(400, ge=16, le=4096, description="STFT hop in samples")
+    enc_dim: int = Field(48, ge=8, le=1024, description="Width of the first encoder stage")
     enc_depths: tuple[int, ...] = Field(
-        (2, 2),
+        (1, 1),
         min_length=1,
         max_length=4,
         description="Transformer blocks per stage (2x2 merging between stages)",
     )
     enc_heads: int = Field(4, ge=1, le=32, description="Attention heads in the encoder")
     patch_mels: int = Field(8, ge=1, le=64, description="Patch height (mel bins)")
-    patch_frames: int = Field(4, ge=1, le=64, description="Patch width (frames)")
+    patch_frames: int = Field(8, ge=1, le=64, description="Patch width (frames)")
 
     @model_validator(mode="after")
     def _check_encoder(self):
@@ -82,11 +86,11 @@ class MellowConfig(DecoderConfig, EncoderConfig):
         0.1, ge=0, lt=1, description="Dropout inside the mlp projection (0.5 in the official code)"
     )
     pool: int = Field(
-        4,
+        2,
         ge=1,
         le=64,
         description="Average-pool factor over the encoder's time-major "
-        "tokens (8 in the paper); pooling by the frequency patches per step (here 4) "
+        "tokens (8 in the paper); pooling by the frequency patches per step (here 2) "
         "leaves one token per time step",
     )
 
@@ -104,7 +108,7 @@ class ClassifierConfig(EncoderConfig):
         64, ge=8, le=2048, description="Bag-of-token embedding width for question and options"
     )
     hidden: int = Field(128, ge=8, le=8192, description="Hidden width of the option-scoring MLP")
-    steps: int = Field(400, ge=1, le=1_000_000, description="Training steps")
+    steps: int = Field(300, ge=1, le=1_000_000, description="Training steps")
     batch_size: int = Field(32, ge=1, le=4096, description="Items per step")
     lr: float = Field(1e-3, gt=0, le=1.0, description="Peak AdamW learning rate")
     weight_decay: float = Field(0.01, ge=0, le=1.0, description="AdamW weight decay")

@@ -19,6 +19,7 @@ from torch import nn
 
 from workers.methods.mellow.encoder import AudioEncoder
 from workers.methods.mellow.projection import build_projection, downsample
+from workers.methods.mellow.training import summed_logprob, target_logits
 
 
 class Mellow(nn.Module):
@@ -83,6 +84,11 @@ class Mellow(nn.Module):
             lab[i, : len(lbl)] = torch.tensor(lbl, dtype=torch.long)
         return embeds, mask, lab
 
+    def _targets(self, prefix_a, prefix_b, prompts, targets):
+        embeds, mask, labels = self.assemble(prefix_a, prefix_b, prompts, targets)
+        hidden = self.lm.base_model(inputs_embeds=embeds, attention_mask=mask).last_hidden_state
+        return target_logits(self.lm, hidden, labels)
+
     def forward(
         self,
         prefix_a: torch.Tensor,
@@ -91,11 +97,8 @@ class Mellow(nn.Module):
         targets: list[list[int]],
     ) -> torch.Tensor:
         """Mean next-token cross-entropy over the answer tokens of the batch."""
-        embeds, mask, labels = self.assemble(prefix_a, prefix_b, prompts, targets)
-        logits = self.lm(inputs_embeds=embeds, attention_mask=mask).logits
-        return F.cross_entropy(
-            logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten(), ignore_index=-100
-        )
+        logits, tokens, _ = self._targets(prefix_a, prefix_b, prompts, targets)
+        return F.cross_entropy(logits, tokens)
 
     @torch.no_grad()
     def sequence_logprob(
@@ -106,13 +109,7 @@ class Mellow(nn.Module):
         targets: list[list[int]],
     ) -> torch.Tensor:
         """Summed log p(target | audio, prompt) per row."""
-        embeds, mask, labels = self.assemble(prefix_a, prefix_b, prompts, targets)
-        logp = torch.log_softmax(
-            self.lm(inputs_embeds=embeds, attention_mask=mask).logits[:, :-1].float(), -1
-        )
-        tgt = labels[:, 1:]
-        picked = logp.gather(-1, tgt.clamp_min(0)[..., None])[..., 0]
-        return (picked * (tgt != -100)).sum(dim=1)
+        return summed_logprob(*self._targets(prefix_a, prefix_b, prompts, targets), len(prompts))
 
     @torch.no_grad()
     def generate(

@@ -87,7 +87,7 @@ class MellowMethod(Method):
             f"mellow: {n_params / 1e6:.2f}M parameters (encoder {sum(p.numel() for p in encoder.parameters()) / 1e6:.2f}M), "
             f"{len(train)} training items, prefix {self.prefix_tokens()} tokens per clip"
         )
-        prompts = [self.tokens(it.prompt()) for it in train]
+        prompts = [self.tokens(it.prompt(cfg.prompt_choices)) for it in train]
         targets = [self.tokens(" " + it.answer) + [eos] for it in train]
 
         def batch_loss(idx: np.ndarray) -> torch.Tensor:
@@ -125,7 +125,7 @@ class MellowMethod(Method):
     def score(self, items, clips, ctx) -> list[np.ndarray]:
         cfg: MellowConfig = self.config
         self.model.eval()
-        rows = option_rows(items, self.tokens, self.tokenizer.eos_token_id)
+        rows = option_rows(items, self.tokens, self.tokenizer.eos_token_id, cfg.prompt_choices)
         values: list[float] = []
         for start in range(0, len(rows), cfg.score_batch):
             ctx.check_cancelled()
@@ -139,5 +139,5 @@ class MellowMethod(Method):
     @torch.no_grad()
     def answer(self, item, clips) -> str:
         pa, pb = self._prefixes([item])
-        ids = self.model.generate(pa, pb, self.tokens(item.prompt()))
+        ids = self.model.generate(pa, pb, self.tokens(item.prompt(self.config.prompt_choices)))
         return self.tokenizer.decode(ids, skip_special_tokens=True).strip()

@@ -109,11 +109,13 @@ def train_loop(
     return losses
 
 
-def option_rows(items, tokens: TokenCache, eos_id: int) -> list[tuple[int, list[int], list[int]]]:
+def option_rows(
+    items, tokens: TokenCache, eos_id: int, with_choices: bool = False
+) -> list[tuple[int, list[int], list[int]]]:
     """(item index, prompt ids, option ids + eos) for every option of every item."""
     rows = []
     for i, item in enumerate(items):
-        prompt = tokens(item.prompt())
+        prompt = tokens(item.prompt(with_choices))
         for option in item.options:
             rows.append((i, prompt, tokens(" " + option) + [eos_id]))
     return rows
@@ -126,3 +128,21 @@ def gather_scores(items, rows, values: list[float]) -> list[np.ndarray]:
         out[i][counters[i]] = v
         counters[i] += 1
     return out
+
+
+def target_logits(lm, hidden: torch.Tensor, labels: torch.Tensor):
+    """LM-head logits only where the next token is a target (labels != -100), the target tokens
+    and each one's row: the head over the whole vocabulary at every prefix position would
+    dominate the cost of a small model."""
+    nxt = labels[:, 1:]
+    keep = nxt != -100
+    logits = lm.get_output_embeddings()(hidden[:, :-1][keep]).float()
+    rows = torch.arange(labels.shape[0], device=labels.device)[:, None].expand_as(nxt)[keep]
+    return logits, nxt[keep], rows
+
+
+def summed_logprob(
+    logits: torch.Tensor, tokens: torch.Tensor, rows: torch.Tensor, n: int
+) -> torch.Tensor:
+    picked = torch.log_softmax(logits, -1).gather(-1, tokens[:, None])[:, 0]
+    return torch.zeros(n, device=logits.device).index_add_(0, rows, picked)
