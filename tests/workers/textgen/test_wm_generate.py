@@ -138,6 +138,15 @@ def test_benchmark_end_to_end_tiny(tmp_path):
     )
     for regime in ("code", "text"):
         assert cold.summary[f"entropy_{regime}"] < ctx.summary[f"entropy_{regime}"]
+    # without a sweep the single trade-off point carries the configured knob value
+    assert json.loads(cold.artifacts["tradeoff_points"][0]) == [
+        {**json.loads(cold.artifacts["tradeoff_points"][0])[0], "tilt_delta": 0.0}
+    ]
+    red = InMemoryRunContext(seed=0, data_dir=tmp_path)
+    get_benchmark("wm_detection")({**bench.config.model_dump(), **small}).run(
+        red, get_method("wm_redgreen")({"delta": 3.0})
+    )
+    assert json.loads(red.artifacts["tradeoff_points"][0])[0]["delta"] == 3.0
 
 
 def test_benchmark_config_errors_name_the_field():

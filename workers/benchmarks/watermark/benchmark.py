@@ -400,7 +400,10 @@ class WatermarkDetectionBenchmark(Benchmark):
         )
         ctx.log_summary(**summary)
         knob = getattr(method, "trade_off", "") or "strength"
-        curve = [(s, r) for s, r in points] or [(0.0, d)]
+        # without a sweep the curve is the default point, labelled with the configured value
+        # (None for methods without a knob: Gumbel, inverse transform)
+        default_value = getattr(getattr(method, "config", None), knob, None)
+        curve = [(s, r) for s, r in points] or [(default_value, d)]
         tpr_kl, tok_ppl = tradeoff_figures(
             method.name, knob, curve, cfg.fpr_level, cfg.alpha_tokens
         )
