@@ -46,14 +46,23 @@ def main() -> None:
     print("| sweep | value | method | exact recovery (95% CI) | F1 (95% CI) | s / trial |")
     print("|---|---|---|---|---|---|")
     for sweep, value, override in settings:
-        cfg = {"n": args.base_n, "p": args.base_p, "s": args.s, "epsilon": args.base_eps,
-               "n_trials": args.trials, "n_draws": args.draws} | override
+        cfg = {
+            "n": args.base_n,
+            "p": args.base_p,
+            "s": args.s,
+            "epsilon": args.base_eps,
+            "n_trials": args.trials,
+            "n_draws": args.draws,
+        } | override
         for method in args.methods:
             if method == "dpbss-exact-em" and math.comb(cfg["p"], cfg["s"]) > 20_000:
                 continue
             r = run_cell(method, cfg, args.seed)
-            print(f"| {sweep} | {value} | {method} | {r['exact_recovery']:.3f} ± {r['exact_recovery_ci95']:.3f} | "
-                  f"{r['f1']:.3f} ± {r['f1_ci95']:.3f} | {r['seconds_per_trial']:.2f} |", flush=True)
+            print(
+                f"| {sweep} | {value} | {method} | {r['exact_recovery']:.3f} ± {r['exact_recovery_ci95']:.3f} | "
+                f"{r['f1']:.3f} ± {r['f1_ci95']:.3f} | {r['seconds_per_trial']:.2f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

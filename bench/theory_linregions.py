@@ -35,8 +35,10 @@ def main() -> None:
     ap.add_argument("--html", default="")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    print("| depth | width | neurons | full-dim | non-empty | convex (min cover) | connected | distinct affine | "
-          "nets where defs differ | incremental s | LPs | brute force s | LPs | grid s |")
+    print(
+        "| depth | width | neurons | full-dim | non-empty | convex (min cover) | connected | distinct affine | "
+        "nets where defs differ | incremental s | LPs | brute force s | LPs | grid s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     series: dict[str, list[float]] = {}
     sizes: dict[str, list[int]] = {}
@@ -45,8 +47,12 @@ def main() -> None:
             rows = []
             for _ in range(args.nets):
                 net = ReLUNetwork.random(args.dim, [w] * depth, rng)
-                inc = count_linear_regions(net, args.box, "incremental")  # all definitions incl. convex
-                timed = count_linear_regions(net, args.box, "incremental", convex=False)  # same work as brute force
+                inc = count_linear_regions(
+                    net, args.box, "incremental"
+                )  # all definitions incl. convex
+                timed = count_linear_regions(
+                    net, args.box, "incremental", convex=False
+                )  # same work as brute force
                 bf_s = bf_lp = float("nan")
                 if net.n_neurons <= args.bruteforce_max:
                     bf = count_linear_regions(net, args.box, "bruteforce", convex=False)
@@ -57,14 +63,24 @@ def main() -> None:
                     grid_counts(net, args.box, 300)
                 grid_s = time.perf_counter() - t
                 counts = [getattr(inc, k) for k in DEFINITIONS]
-                rows.append(counts + [len(set(counts) - {-1}) > 1, timed.seconds, timed.n_lp, bf_s, bf_lp, grid_s])
+                rows.append(
+                    counts
+                    + [len(set(counts) - {-1}) > 1, timed.seconds, timed.n_lp, bf_s, bf_lp, grid_s]
+                )
             m = np.array(rows, dtype=float)
             mean = m.mean(axis=0)
             n = depth * w
-            print(f"| {depth} | {w} | {n} | {mean[1]:.1f} | {mean[0]:.1f} | {mean[3]:.1f} | {mean[4]:.1f} | "
-                  f"{mean[5]:.1f} | {int(m[:, 6].sum())}/{args.nets} | {mean[7]:.3f} | {mean[8]:.0f} | "
-                  f"{mean[9]:.3f} | {mean[10]:.0f} | {mean[11]:.3f} |", flush=True)
-            for name, val in (("incremental", mean[7]), ("bruteforce", mean[9]), ("grid", mean[11])):
+            print(
+                f"| {depth} | {w} | {n} | {mean[1]:.1f} | {mean[0]:.1f} | {mean[3]:.1f} | {mean[4]:.1f} | "
+                f"{mean[5]:.1f} | {int(m[:, 6].sum())}/{args.nets} | {mean[7]:.3f} | {mean[8]:.0f} | "
+                f"{mean[9]:.3f} | {mean[10]:.0f} | {mean[11]:.3f} |",
+                flush=True,
+            )
+            for name, val in (
+                ("incremental", mean[7]),
+                ("bruteforce", mean[9]),
+                ("grid", mean[11]),
+            ):
                 if np.isfinite(val):
                     key = f"{name} (depth {depth})"
                     series.setdefault(key, []).append(val)
@@ -80,7 +96,9 @@ def main() -> None:
         fig = go.Figure()
         for key, secs in series.items():
             fig.add_trace(go.Scatter(x=sizes[key], y=secs, mode="lines+markers", name=key))
-        fig.update_layout(yaxis_type="log", xaxis_title="hidden neurons", yaxis_title="seconds per network")
+        fig.update_layout(
+            yaxis_type="log", xaxis_title="hidden neurons", yaxis_title="seconds per network"
+        )
         fig.write_html(args.html, include_plotlyjs="cdn")
 
 

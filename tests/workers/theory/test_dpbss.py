@@ -29,8 +29,16 @@ from workers.methods.dpbss.samplers import (
 )
 
 # the plugin classes directly (the registry's discovery imports every team's plugins, which is slow)
-METHODS = {cls.name: cls for cls in (methods.TopRMethod, methods.MistakesMethod, methods.MCMCMethod,
-                                     methods.DPLassoMethod, methods.ExactEMMethod)}
+METHODS = {
+    cls.name: cls
+    for cls in (
+        methods.TopRMethod,
+        methods.MistakesMethod,
+        methods.MCMCMethod,
+        methods.DPLassoMethod,
+        methods.ExactEMMethod,
+    )
+}
 
 
 def get_benchmark(name):
@@ -45,7 +53,9 @@ def get_method(name):
 def _problem(n=200, p=8, s=2, seed=0, lam=5.0, r=1.1, loss="least_squares"):
     X, y, truth = make_sparse_data(n, p, s, rng=np.random.default_rng(seed), loss=loss)
     Xc, yc = clip_data(X, y, 0.5, 0.5 if loss == "least_squares" else None)
-    obj = (LeastSquaresObjective if loss == "least_squares" else HingeObjective)(Xc, yc, lam=lam, r=r)
+    obj = (LeastSquaresObjective if loss == "least_squares" else HingeObjective)(
+        Xc, yc, lam=lam, r=r
+    )
     return X, y, Xc, yc, obj, truth
 
 
@@ -65,7 +75,7 @@ def test_least_squares_objective_matches_closed_form_and_ball():
     ang = np.linspace(0, 2 * np.pi, 2000)
     for rad in (0.05, 0.1, 0.2):
         B = rad * np.stack([np.cos(ang), np.sin(ang)], 1)
-        vals = ((yc[None, :] - B @ XS.T) ** 2).sum(1) / (2 * n) + 5.0 / (2 * n) * (B ** 2).sum(1)
+        vals = ((yc[None, :] - B @ XS.T) ** 2).sum(1) / (2 * n) + 5.0 / (2 * n) * (B**2).sum(1)
         assert vals.min() >= v - 1e-12
 
 
@@ -120,9 +130,13 @@ def test_mip_best_and_top_r_equal_enumeration(seed):
 def test_exponential_mechanism_sampling_matches_definition_chi_square():
     _, _, _, _, obj, _ = _problem(n=120, p=6, s=2, seed=3)
     eps, delta = 0.5, sensitivity("least_squares", 120, 2, 1.1, 0.5, 0.5)
-    draws, supports, probs = exact_exponential_mechanism(obj, 2, eps, delta, 20000, np.random.default_rng(7))
+    draws, supports, probs = exact_exponential_mechanism(
+        obj, 2, eps, delta, 20000, np.random.default_rng(7)
+    )
     _, values = enumerate_supports(obj, 2)
-    np.testing.assert_allclose(probs, np.exp(-eps * values / (2 * delta)) / np.exp(-eps * values / (2 * delta)).sum())
+    np.testing.assert_allclose(
+        probs, np.exp(-eps * values / (2 * delta)) / np.exp(-eps * values / (2 * delta)).sum()
+    )
     assert probs.max() < 0.5  # a spread-out distribution, so the test has power
     index = {S: i for i, S in enumerate(supports)}
     counts = np.bincount([index[tuple(d)] for d in draws], minlength=len(supports))
@@ -138,8 +152,11 @@ def test_top_r_sampler_is_exact_mechanism_when_r_is_everything_and_matches_its_l
     eps, delta = 0.5, sensitivity("least_squares", 120, 2, 1.1, 0.5, 0.5)
     supports, values = enumerate_supports(obj, 2)
     full = TopRSampler(SupportMIP(obj, 2), eps, delta, R=math.comb(6, 2))
-    np.testing.assert_allclose([full.support_probability(S) for S in supports], em_probabilities(values, eps, delta),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        [full.support_probability(S) for S in supports],
+        em_probabilities(values, eps, delta),
+        rtol=1e-9,
+    )
     part = TopRSampler(SupportMIP(obj, 2), eps, delta, R=4)
     law = np.array([part.support_probability(S) for S in supports])
     assert law.sum() == pytest.approx(1.0)
@@ -206,9 +223,13 @@ def test_f1_and_data_generator():
         make_sparse_data(50, 4, 3)
 
 
-@pytest.mark.parametrize("method", ["dpbss-top-r", "dpbss-mistakes", "dpbss-mcmc", "dpbss-lasso", "dpbss-exact-em"])
+@pytest.mark.parametrize(
+    "method", ["dpbss-top-r", "dpbss-mistakes", "dpbss-mcmc", "dpbss-lasso", "dpbss-exact-em"]
+)
 def test_benchmark_end_to_end(method):
-    bench = get_benchmark("dpbss-support-recovery")({"n": 300, "p": 8, "s": 2, "n_trials": 2, "n_draws": 5})
+    bench = get_benchmark("dpbss-support-recovery")(
+        {"n": 300, "p": 8, "s": 2, "n_trials": 2, "n_draws": 5}
+    )
     ctx = InMemoryRunContext(seed=0)
     cfg = {"dpbss-mcmc": {"n_iter": 50}, "dpbss-top-r": {"R": 4}}.get(method, {})
     bench.run(ctx, get_method(method)(cfg))
@@ -226,8 +247,9 @@ def test_bad_config_is_rejected():
 
 @pytest.mark.parametrize("method,cfg", [("dpbss-exact-em", {}), ("dpbss-top-r", {"R": 3})])
 def test_benchmark_hinge_classification(method, cfg):
-    bench = get_benchmark("dpbss-support-recovery")({"loss": "hinge", "n": 200, "p": 6, "s": 2, "n_trials": 2,
-                                                     "n_draws": 5, "epsilon": 5.0})
+    bench = get_benchmark("dpbss-support-recovery")(
+        {"loss": "hinge", "n": 200, "p": 6, "s": 2, "n_trials": 2, "n_draws": 5, "epsilon": 5.0}
+    )
     ctx = InMemoryRunContext(seed=0)
     bench.run(ctx, get_method(method)(cfg))
     assert 0.0 <= ctx.summary["exact_recovery"] <= 1.0 and ctx.summary["f1"] > 0.0

@@ -17,7 +17,10 @@ from workers.methods.linregions.regions import DEFINITIONS, count_linear_regions
 from workers.methods.linregions.sampling import grid_counts
 
 # the plugin classes directly (the registry's discovery imports every team's plugins, which is slow)
-METHODS = {cls.name: cls for cls in (methods.IncrementalCounter, methods.BruteForceCounter, methods.GridCounter)}
+METHODS = {
+    cls.name: cls
+    for cls in (methods.IncrementalCounter, methods.BruteForceCounter, methods.GridCounter)
+}
 
 
 def get_benchmark(name):
@@ -46,7 +49,9 @@ def test_examples_separate_the_definitions():
     assert c["hat_function"].connected > c["hat_function"].distinct_affine
 
 
-@pytest.mark.parametrize("d,widths,seed", [(2, [3], 0), (2, [2, 2], 1), (3, [3, 2], 2), (1, [2, 2], 3)])
+@pytest.mark.parametrize(
+    "d,widths,seed", [(2, [3], 0), (2, [2, 2], 1), (3, [3, 2], 2), (1, [2, 2], 3)]
+)
 def test_incremental_equals_bruteforce(d, widths, seed):
     net = ReLUNetwork.random(d, widths, np.random.default_rng(seed))
     for kind in ("nonempty", "full"):
@@ -75,7 +80,11 @@ def test_counts_match_grid_on_a_network_without_slivers():
     net = EXAMPLES["relu_of_min"]()
     exact = count_linear_regions(net, box=3.0)
     grid = grid_counts(net, box=3.0, resolution=101)
-    assert grid == {"full_dim": exact.full_dim, "connected": exact.connected, "distinct_affine": exact.distinct_affine}
+    assert grid == {
+        "full_dim": exact.full_dim,
+        "connected": exact.connected,
+        "distinct_affine": exact.distinct_affine,
+    }
 
 
 @pytest.mark.parametrize("n_lines", [3, 4])
@@ -89,8 +98,13 @@ def test_from_torch_matches_forward():
     import torch
 
     torch.manual_seed(0)
-    seq = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3), torch.nn.ReLU(),
-                              torch.nn.Linear(3, 1))
+    seq = torch.nn.Sequential(
+        torch.nn.Linear(2, 4),
+        torch.nn.ReLU(),
+        torch.nn.Linear(4, 3),
+        torch.nn.ReLU(),
+        torch.nn.Linear(3, 1),
+    )
     net = ReLUNetwork.from_torch(seq)
     x = np.random.default_rng(0).normal(size=(5, 2))
     with torch.no_grad():
@@ -105,11 +119,18 @@ def test_bad_input_is_rejected():
     with pytest.raises(ValueError, match="box"):
         enumerate_regions(net, "full", box=-1.0)
     with pytest.raises(ValueError, match="layer 1"):
-        ReLUNetwork([np.ones((2, 2)), np.ones((2, 3))], [np.zeros(2), np.zeros(2)], np.ones((1, 2)), np.zeros(1))
+        ReLUNetwork(
+            [np.ones((2, 2)), np.ones((2, 3))],
+            [np.zeros(2), np.zeros(2)],
+            np.ones((1, 2)),
+            np.zeros(1),
+        )
 
 
 def test_benchmark_end_to_end_and_grid_baseline():
-    bench = get_benchmark("linregions-counting")({"width_min": 2, "width_max": 2, "n_nets": 1, "plot_resolution": 30})
+    bench = get_benchmark("linregions-counting")(
+        {"width_min": 2, "width_max": 2, "n_nets": 1, "plot_resolution": 30}
+    )
     ctx = InMemoryRunContext(seed=0)
     bench.run(ctx, get_method("linregions-incremental")())
     assert ctx.summary["rel_error"] == 0.0 and ctx.summary["examples_correct"] == 1.0
@@ -117,6 +138,7 @@ def test_benchmark_end_to_end_and_grid_baseline():
     assert done == total
     assert {"runtime", "examples", "regions_random", "regions_relu_of_min"} <= set(ctx.artifacts)
     ctx2 = InMemoryRunContext(seed=0)
-    get_benchmark("linregions-counting")({"width_min": 2, "width_max": 2, "n_nets": 1, "input_dim": 1}).run(
-        ctx2, get_method("linregions-grid")({"resolution": 40}))
+    get_benchmark("linregions-counting")(
+        {"width_min": 2, "width_max": 2, "n_nets": 1, "input_dim": 1}
+    ).run(ctx2, get_method("linregions-grid")({"resolution": 40}))
     assert ctx2.summary["rel_error"] >= 0.0 and "regions_random" not in ctx2.artifacts

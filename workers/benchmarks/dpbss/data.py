@@ -7,8 +7,15 @@ import numpy as np
 CHOLESKY_MAX_P = 2000  # above this many features X is drawn by the AR(1) recursion
 
 
-def make_sparse_data(n: int, p: int, s: int, rho: float = 0.1, snr: float = 5.0, loss: str = "least_squares",
-                     rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_sparse_data(
+    n: int,
+    p: int,
+    s: int,
+    rho: float = 0.1,
+    snr: float = 5.0,
+    loss: str = "least_squares",
+    rng: np.random.Generator | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """X ~ N(0, Sigma) with Sigma_ij = rho^|i-j|; beta* has s entries 1/sqrt(s) at indices
     1, 3, ..., 2s-1; noise scaled so that ||X beta*|| / ||noise|| = sqrt(snr). For "hinge" the
     labels are sign(X beta* + noise). Returns (X, y, true support as a sorted index array)."""

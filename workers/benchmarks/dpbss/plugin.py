@@ -28,15 +28,26 @@ from workers.core import (
 
 
 class DPBSSConfig(PluginConfig):
-    loss: str = Field("least_squares", pattern="^(least_squares|hinge)$",
-                      description="least_squares (regression) or hinge (classification, labels sign(X beta + noise)).")
+    loss: str = Field(
+        "least_squares",
+        pattern="^(least_squares|hinge)$",
+        description="least_squares (regression) or hinge (classification, labels sign(X beta + noise)).",
+    )
     n: int = Field(1000, ge=10, le=1_000_000, description="Number of samples.")
     p: int = Field(20, ge=2, le=10_000, description="Number of features.")
-    s: int = Field(3, ge=1, le=50, description="Support size (true support at indices 1, 3, ..., 2s-1).")
-    epsilon: float = Field(1.0, gt=0.0, le=1000.0, description="Privacy budget of one selected support.")
+    s: int = Field(
+        3, ge=1, le=50, description="Support size (true support at indices 1, 3, ..., 2s-1)."
+    )
+    epsilon: float = Field(
+        1.0, gt=0.0, le=1000.0, description="Privacy budget of one selected support."
+    )
     rho: float = Field(0.1, ge=0.0, lt=1.0, description="Feature correlation Sigma_ij = rho^|i-j|.")
-    snr: float = Field(5.0, gt=0.0, le=1e6, description="Signal-to-noise ratio ||X beta||^2 / ||noise||^2.")
-    n_trials: int = Field(4, ge=2, le=1000, description="Independent data sets (confidence intervals over these).")
+    snr: float = Field(
+        5.0, gt=0.0, le=1e6, description="Signal-to-noise ratio ||X beta||^2 / ||noise||^2."
+    )
+    n_trials: int = Field(
+        4, ge=2, le=1000, description="Independent data sets (confidence intervals over these)."
+    )
     n_draws: int = Field(20, ge=1, le=10_000, description="DP supports drawn per data set.")
 
 
@@ -52,17 +63,37 @@ def mean_ci95(values: np.ndarray) -> tuple[float, float]:
 class DPBSSBenchmark(Benchmark):
     name = "dpbss-support-recovery"
     title = "DP best-subset selection: support recovery"
-    description = ("Pure epsilon-DP selection of an s-sparse support on synthetic correlated Gaussian data; "
-                   "exact-recovery rate and F1 with 95% CIs over data sets, and run time.")
+    description = (
+        "Pure epsilon-DP selection of an s-sparse support on synthetic correlated Gaussian data; "
+        "exact-recovery rate and F1 with 95% CIs over data sets, and run time."
+    )
     paper = DPBSS_PAPER
     Config = DPBSSConfig
-    datasets = (DatasetSpec("dpbss-synthetic", "generator", "Gaussian design with Toeplitz covariance rho^|i-j| "
-                            "and beta* = 1/sqrt(s) on odd indices (the paper's generator)."),)
+    datasets = (
+        DatasetSpec(
+            "dpbss-synthetic",
+            "generator",
+            "Gaussian design with Toeplitz covariance rho^|i-j| "
+            "and beta* = 1/sqrt(s) on odd indices (the paper's generator).",
+        ),
+    )
     metrics = (
-        MetricSpec("exact_recovery", "max", "fraction", primary=True,
-                   description="Fraction of DP draws equal to the true support (mean over data sets)."),
-        MetricSpec("exact_recovery_ci95", "min", "fraction", description="95% CI half-width of exact_recovery."),
-        MetricSpec("f1", "max", "", description="Mean F1 of the drawn supports against the true support."),
+        MetricSpec(
+            "exact_recovery",
+            "max",
+            "fraction",
+            primary=True,
+            description="Fraction of DP draws equal to the true support (mean over data sets).",
+        ),
+        MetricSpec(
+            "exact_recovery_ci95",
+            "min",
+            "fraction",
+            description="95% CI half-width of exact_recovery.",
+        ),
+        MetricSpec(
+            "f1", "max", "", description="Mean F1 of the drawn supports against the true support."
+        ),
         MetricSpec("f1_ci95", "min", "", description="95% CI half-width of f1."),
         MetricSpec("seconds_per_trial", "min", "s", description="Wall time of one select() call."),
     )
@@ -78,11 +109,16 @@ class DPBSSBenchmark(Benchmark):
             ctx.check_cancelled()
             X, y, truth = make_sparse_data(cfg.n, cfg.p, cfg.s, cfg.rho, cfg.snr, cfg.loss, rng)
             start = time.perf_counter()
-            draws = np.asarray(method.select(X, y, s=cfg.s, epsilon=cfg.epsilon, loss=cfg.loss,
-                                             n_draws=cfg.n_draws, rng=rng))
+            draws = np.asarray(
+                method.select(
+                    X, y, s=cfg.s, epsilon=cfg.epsilon, loss=cfg.loss, n_draws=cfg.n_draws, rng=rng
+                )
+            )
             secs.append(time.perf_counter() - start)
             if draws.shape != (cfg.n_draws, cfg.s):
-                raise ValueError(f"{method.name}.select returned shape {draws.shape}, expected {(cfg.n_draws, cfg.s)}")
+                raise ValueError(
+                    f"{method.name}.select returned shape {draws.shape}, expected {(cfg.n_draws, cfg.s)}"
+                )
             hits = [set(d.tolist()) == set(truth.tolist()) for d in draws]
             exact.append(float(np.mean(hits)))
             f1.append(float(np.mean([support_f1(d, truth) for d in draws])))
@@ -91,14 +127,22 @@ class DPBSSBenchmark(Benchmark):
             ctx.progress(t + 1, cfg.n_trials, f"trial {t + 1}/{cfg.n_trials}")
         er, er_ci = mean_ci95(np.array(exact))
         f, f_ci = mean_ci95(np.array(f1))
-        ctx.log_summary(exact_recovery=er, exact_recovery_ci95=er_ci, f1=f, f1_ci95=f_ci,
-                        seconds_per_trial=float(np.mean(secs)))
+        ctx.log_summary(
+            exact_recovery=er,
+            exact_recovery_ci95=er_ci,
+            f1=f,
+            f1_ci95=f_ci,
+            seconds_per_trial=float(np.mean(secs)),
+        )
         ctx.save_artifact("mistakes_histogram", _mistakes_figure(mistakes, cfg.s, method.name))
 
 
 def _mistakes_figure(mistakes: list[int], s: int, name: str) -> go.Figure:
     counts = np.bincount(np.asarray(mistakes, dtype=int), minlength=s + 1)
     fig = go.Figure(go.Bar(x=list(range(s + 1)), y=counts.tolist(), name=name))
-    fig.update_layout(title=f"{name}: swap distance of DP draws from the true support",
-                      xaxis_title="mistakes |S \\ S_true|", yaxis_title="draws")
+    fig.update_layout(
+        title=f"{name}: swap distance of DP draws from the true support",
+        xaxis_title="mistakes |S \\ S_true|",
+        yaxis_title="draws",
+    )
     return fig

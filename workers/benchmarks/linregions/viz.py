@@ -21,7 +21,9 @@ def _shuffle_ids(ids: np.ndarray, seed: int = 0) -> np.ndarray:
     return out
 
 
-def region_figure(net: ReLUNetwork, counts: RegionCounts, box: float, resolution: int = 200, title: str = "") -> go.Figure:
+def region_figure(
+    net: ReLUNetwork, counts: RegionCounts, box: float, resolution: int = 200, title: str = ""
+) -> go.Figure:
     """Four heatmaps: full-dimensional activation regions, convex pieces (minimum cover), connected
     pieces and distinct affine functions, each pixel coloured by the region it lies in."""
     if net.input_dim != 2:
@@ -34,8 +36,13 @@ def region_figure(net: ReLUNetwork, counts: RegionCounts, box: float, resolution
     for k, comp in enumerate(counts.components):
         comp_of[comp] = k
     keys: dict[tuple, int] = {}
-    aff_of = np.array([keys.setdefault(tuple(np.round(np.concatenate([c.G.ravel(), c.g]), 8) + 0.0), len(keys))
-                       for c in counts.cells] or [0])
+    aff_of = np.array(
+        [
+            keys.setdefault(tuple(np.round(np.concatenate([c.G.ravel(), c.g]), 8) + 0.0), len(keys))
+            for c in counts.cells
+        ]
+        or [0]
+    )
     cover_of = np.full(len(counts.cells), -1)
     for k, union in enumerate(counts.convex_cover):
         for i in union:
@@ -44,16 +51,29 @@ def region_figure(net: ReLUNetwork, counts: RegionCounts, box: float, resolution
     valid = cell_id >= 0
     layers = {
         f"activation regions ({counts.full_dim} full-dim, {counts.nonempty} non-empty)": cell_id,
-        f"convex pieces (min cover {counts.convex_min_cover}, maximal {counts.convex_maximal})":
-            np.where(valid, cover_of[np.maximum(cell_id, 0)], -1),
-        f"connected pieces ({counts.connected})": np.where(valid, comp_of[np.maximum(cell_id, 0)], -1),
-        f"distinct affine functions ({counts.distinct_affine})": np.where(valid, aff_of[np.maximum(cell_id, 0)], -1),
+        f"convex pieces (min cover {counts.convex_min_cover}, maximal {counts.convex_maximal})": np.where(
+            valid, cover_of[np.maximum(cell_id, 0)], -1
+        ),
+        f"connected pieces ({counts.connected})": np.where(
+            valid, comp_of[np.maximum(cell_id, 0)], -1
+        ),
+        f"distinct affine functions ({counts.distinct_affine})": np.where(
+            valid, aff_of[np.maximum(cell_id, 0)], -1
+        ),
     }
-    fig = make_subplots(rows=2, cols=2, subplot_titles=list(layers), horizontal_spacing=0.08, vertical_spacing=0.12)
+    fig = make_subplots(
+        rows=2, cols=2, subplot_titles=list(layers), horizontal_spacing=0.08, vertical_spacing=0.12
+    )
     axis = grid_points(1, box, resolution)[:, 0]
     for k, ids in enumerate(layers.values()):
-        z = _shuffle_ids(ids.reshape(resolution, resolution)).T  # grid is indexed (x1, x2); heatmap rows are x2
-        fig.add_trace(go.Heatmap(x=axis, y=axis, z=z, colorscale="Turbo", showscale=False), row=k // 2 + 1, col=k % 2 + 1)
+        z = _shuffle_ids(
+            ids.reshape(resolution, resolution)
+        ).T  # grid is indexed (x1, x2); heatmap rows are x2
+        fig.add_trace(
+            go.Heatmap(x=axis, y=axis, z=z, colorscale="Turbo", showscale=False),
+            row=k // 2 + 1,
+            col=k % 2 + 1,
+        )
     fig.update_layout(title=title or "Linear regions per definition", height=800, width=800)
     return fig
 
@@ -63,5 +83,10 @@ def runtime_figure(sizes: list[int], series: dict[str, list[float]], title: str)
     fig = go.Figure()
     for name, secs in series.items():
         fig.add_trace(go.Scatter(x=sizes, y=secs, mode="lines+markers", name=name))
-    fig.update_layout(title=title, xaxis_title="hidden neurons", yaxis_title="seconds per network", yaxis_type="log")
+    fig.update_layout(
+        title=title,
+        xaxis_title="hidden neurons",
+        yaxis_title="seconds per network",
+        yaxis_type="log",
+    )
     return fig

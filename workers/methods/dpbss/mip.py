@@ -33,14 +33,22 @@ WARM_CUTS = 8  # cuts of the primal heuristic's best supports added before the f
 class SupportMIP:
     """Outer-approximation MIP for the s-sparse support minimising an objective's L(S)."""
 
-    def __init__(self, objective: SupportObjective, s: int, max_iter: int = 500, gap_tol: float = 0.0) -> None:
+    def __init__(
+        self, objective: SupportObjective, s: int, max_iter: int = 500, gap_tol: float = 0.0
+    ) -> None:
         if not 1 <= s <= objective.p:
             raise ValueError(f"s must be in [1, p={objective.p}], got {s}")
         if gap_tol < 0:
             raise ValueError(f"gap_tol must be >= 0, got {gap_tol}")
         # gap_tol > 0 stops at (incumbent - master bound) <= gap_tol * incumbent, as the paper's
         # code does (relative tolerance 5e-3); 0 runs the outer approximation to optimality.
-        self.obj, self.s, self.p, self.max_iter, self.gap_tol = objective, s, objective.p, max_iter, gap_tol
+        self.obj, self.s, self.p, self.max_iter, self.gap_tol = (
+            objective,
+            s,
+            objective.p,
+            max_iter,
+            gap_tol,
+        )
         self._cut_rows: list[np.ndarray] = []  # rows of [-grad, 1] >= c - grad'z_t (active cuts)
         self._cut_rhs: list[float] = []
         self._active: set[Support] = set()  # supports whose cut is in the master problem
@@ -71,8 +79,12 @@ class SupportMIP:
             return False
         return center is None or len(set(S) - set(center)) >= k
 
-    def best(self, excluded: Iterable[Support] = (), center: Sequence[int] | None = None,
-             min_mistakes: int = 0) -> tuple[Support, float]:
+    def best(
+        self,
+        excluded: Iterable[Support] = (),
+        center: Sequence[int] | None = None,
+        min_mistakes: int = 0,
+    ) -> tuple[Support, float]:
         """The support minimising L(S) among those not excluded and, if `center` is given, with
         at least `min_mistakes` indices outside `center`."""
         excluded = {tuple(sorted(e)) for e in excluded}
@@ -82,8 +94,11 @@ class SupportMIP:
         if not self.values:  # seed with the s columns most correlated with the response
             self.evaluate(np.argsort(-np.abs(self.obj.correlations()))[: self.s])
         self._local_search(excluded, center_t, min_mistakes)
-        warm = sorted((v, T) for T, v in self.values.items()
-                      if self._feasible(T, excluded, center_t, min_mistakes))[:WARM_CUTS]
+        warm = sorted(
+            (v, T)
+            for T, v in self.values.items()
+            if self._feasible(T, excluded, center_t, min_mistakes)
+        )[:WARM_CUTS]
         for _, T in warm:  # cuts at the heuristic's best supports: a tight master from the start
             self._activate(T)
         p = self.p
@@ -109,9 +124,13 @@ class SupportMIP:
             A = np.vstack(base_rows + self._cut_rows)
             lo = np.array(base_lo + self._cut_rhs)
             hi = np.array(base_hi + [np.inf] * len(self._cut_rhs))
-            res = milp(cost, integrality=integrality, bounds=(lb, ub),
-                       constraints=LinearConstraint(A, lo, hi),
-                       options={"mip_rel_gap": 1e-6, "presolve": True})
+            res = milp(
+                cost,
+                integrality=integrality,
+                bounds=(lb, ub),
+                constraints=LinearConstraint(A, lo, hi),
+                options={"mip_rel_gap": 1e-6, "presolve": True},
+            )
             self.n_milp += 1
             if res.x is None:
                 raise RuntimeError(f"HiGHS MILP failed: {res.message}")
@@ -120,19 +139,28 @@ class SupportMIP:
                 return S, self.values[S]
             self._activate(S)
             if self.gap_tol > 0:
-                inc_v, inc = min((v, T) for T, v in self.values.items()
-                                 if self._feasible(T, excluded, center_t, min_mistakes))
+                inc_v, inc = min(
+                    (v, T)
+                    for T, v in self.values.items()
+                    if self._feasible(T, excluded, center_t, min_mistakes)
+                )
                 if inc_v - res.x[-1] <= self.gap_tol * abs(inc_v):
                     return inc, inc_v
         # iteration cap reached: return the incumbent among evaluated feasible supports
-        cands = [(v, S) for S, v in self.values.items() if self._feasible(S, excluded, center_t, min_mistakes)]
+        cands = [
+            (v, S)
+            for S, v in self.values.items()
+            if self._feasible(S, excluded, center_t, min_mistakes)
+        ]
         v, S = min(cands)
         return S, v
 
     def _local_search(self, excluded: set[Support], center: Support | None, k: int) -> None:
         """Primal heuristic: steepest-descent swaps from the best evaluated feasible support.
         Every evaluated support adds a cut, so the MILP master starts near the optimum."""
-        feasible = [(v, S) for S, v in self.values.items() if self._feasible(S, excluded, center, k)]
+        feasible = [
+            (v, S) for S, v in self.values.items() if self._feasible(S, excluded, center, k)
+        ]
         if not feasible:
             return
         cur_v, cur = min(feasible)
@@ -189,10 +217,14 @@ class SupportMIP:
         return out + [level1] + deeper
 
 
-def enumerate_supports(objective: SupportObjective, s: int, limit: int = 200_000) -> tuple[list[Support], np.ndarray]:
+def enumerate_supports(
+    objective: SupportObjective, s: int, limit: int = 200_000
+) -> tuple[list[Support], np.ndarray]:
     """Every s-subset of {0..p-1} with its L(S) (exhaustive check for small p)."""
     total = math.comb(objective.p, s)
     if total > limit:
-        raise ValueError(f"C(p={objective.p}, s={s}) = {total} supports exceeds the enumeration limit {limit}")
+        raise ValueError(
+            f"C(p={objective.p}, s={s}) = {total} supports exceeds the enumeration limit {limit}"
+        )
     supports = list(itertools.combinations(range(objective.p), s))
     return supports, np.array([objective.value(S) for S in supports])

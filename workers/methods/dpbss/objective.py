@@ -29,7 +29,9 @@ Loss = Literal["least_squares", "hinge"]
 GRAM_MAX_P = 2000  # above this many features X'X is not precomputed
 
 
-def clip_data(X: np.ndarray, y: np.ndarray, b_x: float, b_y: float | None) -> tuple[np.ndarray, np.ndarray]:
+def clip_data(
+    X: np.ndarray, y: np.ndarray, b_x: float, b_y: float | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Clip entries of X to [-b_x, b_x] and (when b_y is given) y to [-b_y, b_y]."""
     if b_x <= 0:
         raise ValueError(f"b_x must be positive, got {b_x}")
@@ -110,9 +112,13 @@ class LeastSquaresObjective:
             tau = 1e-12  # singular restricted Gram without ridge: tiny ridge for a unique solution
         if np.linalg.norm(beta(tau)) > self.r:
             hi = max(tau, np.linalg.norm(b) / self.r) * 2 + 1e-12
-            tau = brentq(lambda t: np.linalg.norm(beta(t)) - self.r, tau, hi, xtol=1e-14, rtol=1e-14)
+            tau = brentq(
+                lambda t: np.linalg.norm(beta(t)) - self.r, tau, hi, xtol=1e-14, rtol=1e-14
+            )
         coef = beta(tau)
-        val = (coef @ A @ coef - 2 * coef @ b + self.yy) / (2 * self.n) + self.lam / (2 * self.n) * coef @ coef
+        val = (coef @ A @ coef - 2 * coef @ b + self.yy) / (2 * self.n) + self.lam / (
+            2 * self.n
+        ) * coef @ coef
         self._cache[key] = (float(val), coef)
         return float(val), coef
 
@@ -130,14 +136,16 @@ class LeastSquaresObjective:
         -(X_j'res)^2 / (2 n lam), res = y - X_S b_S.
         """
         if self.lam <= 0:
-            raise ValueError("the MIP cuts need lam > 0 (the perspective gradient is -inf at lam=0)")
+            raise ValueError(
+                "the MIP cuts need lam > 0 (the perspective gradient is -inf at lam=0)"
+            )
         key = tuple(sorted(support))
         val, coef = self.solve(key)
         idx = np.array(key, dtype=int)
         XtXS = self.G[:, idx] if self.G is not None else self.X.T @ self.X[:, idx]
         corr = self.c - XtXS @ coef  # X'res for every column
-        grad = -(corr ** 2) / (2 * self.n * self.lam)
-        grad[idx] = -self.lam / (2 * self.n) * coef ** 2
+        grad = -(corr**2) / (2 * self.n * self.lam)
+        grad[idx] = -self.lam / (2 * self.n) * coef**2
         return val, grad
 
 
@@ -149,7 +157,9 @@ class HingeObjective:
     raising lam' (bisection) until ||b|| <= r, which is the ball's KKT condition.
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, lam: float = 1.0, r: float = 1.1, tol: float = 1e-8) -> None:
+    def __init__(
+        self, X: np.ndarray, y: np.ndarray, lam: float = 1.0, r: float = 1.1, tol: float = 1e-8
+    ) -> None:
         X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float).ravel()
         if X.ndim != 2 or X.shape[0] != y.shape[0]:
@@ -166,8 +176,14 @@ class HingeObjective:
     def _fit(self, Xs: np.ndarray, lam_eff: float) -> np.ndarray:
         from sklearn.svm import LinearSVC
 
-        svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=1.0 / (2.0 * lam_eff),
-                        tol=self.tol, max_iter=20000)
+        svc = LinearSVC(
+            loss="hinge",
+            dual=True,
+            fit_intercept=False,
+            C=1.0 / (2.0 * lam_eff),
+            tol=self.tol,
+            max_iter=20000,
+        )
         import warnings
 
         with warnings.catch_warnings():
@@ -216,12 +232,14 @@ class HingeObjective:
         key = tuple(sorted(support))
         val, coef, alpha = self.solve(key)
         u = self.X.T @ (alpha * self.y)
-        grad = -(u ** 2) / (4 * self.n * self.lam)
-        grad[list(key)] = -self.lam / self.n * coef ** 2
+        grad = -(u**2) / (4 * self.n * self.lam)
+        grad[list(key)] = -self.lam / self.n * coef**2
         return val, grad
 
 
-def make_objective(loss: Loss, X: np.ndarray, y: np.ndarray, lam: float, r: float) -> SupportObjective:
+def make_objective(
+    loss: Loss, X: np.ndarray, y: np.ndarray, lam: float, r: float
+) -> SupportObjective:
     if loss == "least_squares":
         return LeastSquaresObjective(X, y, lam=lam, r=r)
     if loss == "hinge":

@@ -29,12 +29,25 @@ BENCH = "dpbss-support-recovery"
 
 
 class ClippedEMConfig(PluginConfig):
-    b_x: float = Field(0.5, gt=0.0, le=100.0, description="Clip every feature value to [-b_x, b_x] (sensitivity).")
-    b_y: float = Field(0.5, gt=0.0, le=100.0, description="Clip responses to [-b_y, b_y] (least squares only).")
-    r: float = Field(1.1, gt=0.0, le=100.0, description="l2 bound on the coefficients, ||beta||_2 <= r.")
-    lam: float = Field(100.0, gt=0.0, le=1e6, description="Ridge weight lambda in L(S) (lambda/(2n)||beta||^2).")
-    gap_tol: float = Field(5e-3, ge=0.0, le=0.5, description="Relative optimality gap at which the outer-approximation "
-                           "MIP stops (the authors' code uses 5e-3); 0 = solve to optimality (MIP samplers only).")
+    b_x: float = Field(
+        0.5, gt=0.0, le=100.0, description="Clip every feature value to [-b_x, b_x] (sensitivity)."
+    )
+    b_y: float = Field(
+        0.5, gt=0.0, le=100.0, description="Clip responses to [-b_y, b_y] (least squares only)."
+    )
+    r: float = Field(
+        1.1, gt=0.0, le=100.0, description="l2 bound on the coefficients, ||beta||_2 <= r."
+    )
+    lam: float = Field(
+        100.0, gt=0.0, le=1e6, description="Ridge weight lambda in L(S) (lambda/(2n)||beta||^2)."
+    )
+    gap_tol: float = Field(
+        5e-3,
+        ge=0.0,
+        le=0.5,
+        description="Relative optimality gap at which the outer-approximation "
+        "MIP stops (the authors' code uses 5e-3); 0 = solve to optimality (MIP samplers only).",
+    )
 
 
 class _ClippedEM(Method):
@@ -51,8 +64,13 @@ class _ClippedEM(Method):
 
 
 class TopRConfig(ClippedEMConfig):
-    R: int = Field(0, ge=0, le=100_000, description="Number of best supports found by MIP; 0 = the paper's "
-                   "default 1 + s(p-s) + 1 (optimum, its one-swap neighbours, best two-mistake support).")
+    R: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="Number of best supports found by MIP; 0 = the paper's "
+        "default 1 + s(p-s) + 1 (optimum, its one-swap neighbours, best two-mistake support).",
+    )
 
 
 @register_method
@@ -62,31 +80,50 @@ class TopRMethod(_ClippedEM):
     description = "Exponential mechanism where the R best supports (outer-approximation MIP, HiGHS) carry exact weight."
     Config = TopRConfig
 
-    def select(self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    def select(
+        self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator
+    ) -> np.ndarray:
         obj, delta = self._setup(X, y, s, loss)
-        sampler = TopRSampler(SupportMIP(obj, s, gap_tol=self.config.gap_tol), epsilon, delta, R=self.config.R or None)
+        sampler = TopRSampler(
+            SupportMIP(obj, s, gap_tol=self.config.gap_tol), epsilon, delta, R=self.config.R or None
+        )
         return sampler.sample(n_draws, rng)
 
 
 class MistakesConfig(ClippedEMConfig):
-    within: str = Field("best", pattern="^(best|uniform)$", description="Support returned inside the drawn "
-                        "mistake group: its best support (authors' code) or a uniform one.")
+    within: str = Field(
+        "best",
+        pattern="^(best|uniform)$",
+        description="Support returned inside the drawn "
+        "mistake group: its best support (authors' code) or a uniform one.",
+    )
 
 
 @register_method
 class MistakesMethod(_ClippedEM):
     name = "dpbss-mistakes"
     title = "DP-BSS mistakes sampler (MIP)"
-    description = "Draws a swap distance k from the optimum with MIP-computed group weights, then a support."
+    description = (
+        "Draws a swap distance k from the optimum with MIP-computed group weights, then a support."
+    )
     Config = MistakesConfig
 
-    def select(self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    def select(
+        self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator
+    ) -> np.ndarray:
         obj, delta = self._setup(X, y, s, loss)
-        return MistakesSampler(SupportMIP(obj, s, gap_tol=self.config.gap_tol), epsilon, delta, within=self.config.within).sample(n_draws, rng)
+        return MistakesSampler(
+            SupportMIP(obj, s, gap_tol=self.config.gap_tol),
+            epsilon,
+            delta,
+            within=self.config.within,
+        ).sample(n_draws, rng)
 
 
 class MCMCConfig(ClippedEMConfig):
-    n_iter: int = Field(300, ge=1, le=1_000_000, description="Metropolis-Hastings swap steps per chain.")
+    n_iter: int = Field(
+        300, ge=1, le=1_000_000, description="Metropolis-Hastings swap steps per chain."
+    )
 
 
 @register_method
@@ -97,7 +134,9 @@ class MCMCMethod(_ClippedEM):
     is_baseline = True
     Config = MCMCConfig
 
-    def select(self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    def select(
+        self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator
+    ) -> np.ndarray:
         obj, delta = self._setup(X, y, s, loss)
         return mcmc_exponential_mechanism(obj, s, epsilon, delta, n_draws, self.config.n_iter, rng)
 
@@ -106,16 +145,25 @@ class MCMCMethod(_ClippedEM):
 class ExactEMMethod(_ClippedEM):
     name = "dpbss-exact-em"
     title = "Exact exponential mechanism (enumeration)"
-    description = "Enumerates all C(p, s) supports; the reference the samplers approximate (small p only)."
+    description = (
+        "Enumerates all C(p, s) supports; the reference the samplers approximate (small p only)."
+    )
     is_baseline = True
 
-    def select(self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    def select(
+        self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator
+    ) -> np.ndarray:
         obj, delta = self._setup(X, y, s, loss)
         return exact_exponential_mechanism(obj, s, epsilon, delta, n_draws, rng)[0]
 
 
 class LassoConfig(PluginConfig):
-    alpha: float = Field(0.05, gt=0.0, le=100.0, description="Lasso penalty of each block's fit (scikit-learn alpha).")
+    alpha: float = Field(
+        0.05,
+        gt=0.0,
+        le=100.0,
+        description="Lasso penalty of each block's fit (scikit-learn alpha).",
+    )
 
 
 @register_method
@@ -128,5 +176,7 @@ class DPLassoMethod(Method):
     paper = DPBSS_PAPER
     Config = LassoConfig
 
-    def select(self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    def select(
+        self, X, y, *, s: int, epsilon: float, loss: str, n_draws: int, rng: np.random.Generator
+    ) -> np.ndarray:
         return dp_lasso_subsample(X, y, s, epsilon, self.config.alpha, n_draws, rng)

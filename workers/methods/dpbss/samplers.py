@@ -42,8 +42,14 @@ def em_probabilities(values: np.ndarray, epsilon: float, delta: float) -> np.nda
     return np.exp(logw - logsumexp(logw))
 
 
-def exact_exponential_mechanism(objective: SupportObjective, s: int, epsilon: float, delta: float,
-                                n_draws: int, rng: np.random.Generator) -> tuple[np.ndarray, list[Support], np.ndarray]:
+def exact_exponential_mechanism(
+    objective: SupportObjective,
+    s: int,
+    epsilon: float,
+    delta: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, list[Support], np.ndarray]:
     """Draw n_draws supports from the exact mechanism; also return all supports and probabilities."""
     supports, values = enumerate_supports(objective, s)
     probs = em_probabilities(values, epsilon, delta)
@@ -51,7 +57,9 @@ def exact_exponential_mechanism(objective: SupportObjective, s: int, epsilon: fl
     return np.array([supports[i] for i in idx], dtype=int), supports, probs
 
 
-def _uniform_support_not_in(p: int, s: int, taken: set[Support], rng: np.random.Generator) -> Support:
+def _uniform_support_not_in(
+    p: int, s: int, taken: set[Support], rng: np.random.Generator
+) -> Support:
     """A uniformly random s-subset outside `taken` (rejection; `taken` is a small fraction)."""
     for _ in range(100_000):
         S = tuple(sorted(int(j) for j in rng.choice(p, size=s, replace=False)))
@@ -67,7 +75,9 @@ class TopRSampler:
         self.mip, self.epsilon, self.delta = mip, epsilon, delta
         p, s = mip.p, mip.s
         self.total = math.comb(p, s)
-        if R is None:  # paper default: S*, its s(p-s) one-swap neighbours, and the best 2-mistake support
+        if (
+            R is None
+        ):  # paper default: S*, its s(p-s) one-swap neighbours, and the best 2-mistake support
             self.top = self._neighbourhood_top()
         else:
             self.top = mip.top_r(min(R, self.total))
@@ -95,8 +105,12 @@ class TopRSampler:
 
     def sample(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
         idx = rng.choice(len(self.probs), size=n_draws, p=self.probs)
-        out = [self.top[i][0] if i < self.R else _uniform_support_not_in(self.mip.p, self.mip.s, self._taken, rng)
-               for i in idx]
+        out = [
+            self.top[i][0]
+            if i < self.R
+            else _uniform_support_not_in(self.mip.p, self.mip.s, self._taken, rng)
+            for i in idx
+        ]
         return np.array(out, dtype=int)
 
     def support_probability(self, S: Sequence[int]) -> float:
@@ -120,7 +134,9 @@ class MistakesSampler:
         self.levels = mip.mistake_levels(self.center)  # k = 0..min(s, p-s)
         ks = np.arange(len(self.levels))
         self.sizes = np.array([math.comb(s, k) * math.comb(p - s, k) for k in ks], dtype=float)
-        logw = em_log_weights(np.array([v for _, v in self.levels]), epsilon, delta) + np.log(self.sizes)
+        logw = em_log_weights(np.array([v for _, v in self.levels]), epsilon, delta) + np.log(
+            self.sizes
+        )
         self.probs = np.exp(logw - logsumexp(logw))
 
     def sample(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -133,12 +149,21 @@ class MistakesSampler:
                 inside = rng.choice(self.center, size=k, replace=False)
                 outside_pool = np.setdiff1d(np.arange(self.mip.p), self.center)
                 new = rng.choice(outside_pool, size=k, replace=False)
-                out.append(tuple(sorted((set(self.center) - set(inside.tolist())) | set(new.tolist()))))
+                out.append(
+                    tuple(sorted((set(self.center) - set(inside.tolist())) | set(new.tolist())))
+                )
         return np.array(out, dtype=int)
 
 
-def mcmc_exponential_mechanism(objective: SupportObjective, s: int, epsilon: float, delta: float,
-                               n_draws: int, n_iter: int, rng: np.random.Generator) -> np.ndarray:
+def mcmc_exponential_mechanism(
+    objective: SupportObjective,
+    s: int,
+    epsilon: float,
+    delta: float,
+    n_draws: int,
+    n_iter: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Metropolis-Hastings DP-BSS (Roy, Wang & Tewari): n_draws independent chains of n_iter
     swap moves from random starts; each chain's final state is one draw."""
     p = objective.p
@@ -160,8 +185,15 @@ def mcmc_exponential_mechanism(objective: SupportObjective, s: int, epsilon: flo
     return out
 
 
-def dp_lasso_subsample(X: np.ndarray, y: np.ndarray, s: int, epsilon: float, alpha: float,
-                       n_draws: int, rng: np.random.Generator) -> np.ndarray:
+def dp_lasso_subsample(
+    X: np.ndarray,
+    y: np.ndarray,
+    s: int,
+    epsilon: float,
+    alpha: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Subsample-and-aggregate Lasso selection.
 
     Split the n rows into m = floor(sqrt(n)) blocks, fit a Lasso on each, keep each block's s

@@ -33,11 +33,11 @@ class Cell:
     """A region found by enumeration: its pattern, H-representation and a witness point."""
 
     pattern: tuple[bool, ...]
-    rows: np.ndarray      # (k, d) normals a_i of the region's pre-activation constraints z = a x + c
-    consts: np.ndarray    # (k,)   offsets c_i
-    active: np.ndarray    # (k,)   True where the region requires z > 0, False where z <= 0
-    witness: np.ndarray   # a point in the region (interior point for full-dimensional cells)
-    margin: float         # LP margin t* at the witness
+    rows: np.ndarray  # (k, d) normals a_i of the region's pre-activation constraints z = a x + c
+    consts: np.ndarray  # (k,)   offsets c_i
+    active: np.ndarray  # (k,)   True where the region requires z > 0, False where z <= 0
+    witness: np.ndarray  # a point in the region (interior point for full-dimensional cells)
+    margin: float  # LP margin t* at the witness
     G: np.ndarray = field(default_factory=lambda: np.zeros(0))  # output map f = G x + g on the cell
     g: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
@@ -54,8 +54,14 @@ def _box_rows(d: int, box: float | None) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack([np.eye(d), -np.eye(d)]), np.full(2 * d, float(box))
 
 
-def region_margin(rows: np.ndarray, consts: np.ndarray, active: np.ndarray, kind: Kind,
-                  box: float | None, stats: EnumerationStats | None = None) -> tuple[float, np.ndarray | None]:
+def region_margin(
+    rows: np.ndarray,
+    consts: np.ndarray,
+    active: np.ndarray,
+    kind: Kind,
+    box: float | None,
+    stats: EnumerationStats | None = None,
+) -> tuple[float, np.ndarray | None]:
     """Solve the margin LP; return (t*, witness) or (-1, None) when infeasible.
 
     Rows with a ~ 0 are constants: they are checked directly (z = c > 0 active, c <= 0 inactive).
@@ -68,7 +74,7 @@ def region_margin(rows: np.ndarray, consts: np.ndarray, active: np.ndarray, kind
     a, c, act, nrm = rows[keep], consts[keep], active[keep], norms[keep]
     d = rows.shape[1]
     # inequalities in the form  M [x; t] <= h
-    sign = np.where(act, -1.0, 1.0)                  # active: -z <= -t|a| ; inactive: z <= -t|a| (or 0)
+    sign = np.where(act, -1.0, 1.0)  # active: -z <= -t|a| ; inactive: z <= -t|a| (or 0)
     strict = act if kind == "nonempty" else np.ones_like(act)
     M = np.hstack([sign[:, None] * a, (strict * nrm)[:, None]])
     h = -sign * c
@@ -90,7 +96,9 @@ def region_margin(rows: np.ndarray, consts: np.ndarray, active: np.ndarray, kind
     return float(res.x[-1]), res.x[:d]
 
 
-def _witness_ok(x: np.ndarray, a: np.ndarray, c: float, active: bool, kind: Kind, parent_t: float) -> float:
+def _witness_ok(
+    x: np.ndarray, a: np.ndarray, c: float, active: bool, kind: Kind, parent_t: float
+) -> float:
     """Margin the parent's witness keeps for the child's new constraint (<= 0: need an LP)."""
     z, nrm = a @ x + c, np.linalg.norm(a)
     if nrm < 1e-12:
@@ -102,8 +110,12 @@ def _witness_ok(x: np.ndarray, a: np.ndarray, c: float, active: bool, kind: Kind
     return min(parent_t, -z / nrm) if z < 0 else -1.0
 
 
-def enumerate_regions(net: ReLUNetwork, kind: Kind = "full", box: float | None = None,
-                      stats: EnumerationStats | None = None) -> list[Cell]:
+def enumerate_regions(
+    net: ReLUNetwork,
+    kind: Kind = "full",
+    box: float | None = None,
+    stats: EnumerationStats | None = None,
+) -> list[Cell]:
     """All non-empty (kind="nonempty") or full-dimensional (kind="full") activation regions."""
     if kind not in ("nonempty", "full"):
         raise ValueError(f"kind must be 'nonempty' or 'full', got {kind!r}")
@@ -114,13 +126,31 @@ def enumerate_regions(net: ReLUNetwork, kind: Kind = "full", box: float | None =
     cells: list[Cell] = []
     t0, x0 = region_margin(np.zeros((0, d)), np.zeros(0), np.zeros(0, bool), kind, box, stats)
 
-    def rec(layer: int, pattern: list[bool], rows: list, consts: list, acts: list, x: np.ndarray, t: float,
-            maps: tuple | None) -> None:
+    def rec(
+        layer: int,
+        pattern: list[bool],
+        rows: list,
+        consts: list,
+        acts: list,
+        x: np.ndarray,
+        t: float,
+        maps: tuple | None,
+    ) -> None:
         stats.n_nodes += 1
         if layer == len(widths):
             _, (G, g) = net.layer_maps(np.array(pattern))
-            cells.append(Cell(tuple(pattern), np.array(rows).reshape(-1, d), np.array(consts), np.array(acts, bool),
-                              x, t, G, g))
+            cells.append(
+                Cell(
+                    tuple(pattern),
+                    np.array(rows).reshape(-1, d),
+                    np.array(consts),
+                    np.array(acts, bool),
+                    x,
+                    t,
+                    G,
+                    g,
+                )
+            )
             return
         if maps is None:  # pre-activations of this layer are affine once earlier layers are fixed
             full = pattern + [False] * (net.n_neurons - len(pattern))
@@ -134,7 +164,9 @@ def enumerate_regions(net: ReLUNetwork, kind: Kind = "full", box: float | None =
             if m > TOL:
                 rec(nxt[0], pattern + [active], new_rows, new_consts, new_acts, x, m, nxt[1])
                 continue
-            tt, xx = region_margin(np.array(new_rows), np.array(new_consts), np.array(new_acts, bool), kind, box, stats)
+            tt, xx = region_margin(
+                np.array(new_rows), np.array(new_consts), np.array(new_acts, bool), kind, box, stats
+            )
             if tt > TOL:
                 rec(nxt[0], pattern + [active], new_rows, new_consts, new_acts, xx, tt, nxt[1])
 
@@ -143,11 +175,18 @@ def enumerate_regions(net: ReLUNetwork, kind: Kind = "full", box: float | None =
     return cells
 
 
-def enumerate_regions_bruteforce(net: ReLUNetwork, kind: Kind = "full", box: float | None = None,
-                                 stats: EnumerationStats | None = None, max_neurons: int = 16) -> list[Cell]:
+def enumerate_regions_bruteforce(
+    net: ReLUNetwork,
+    kind: Kind = "full",
+    box: float | None = None,
+    stats: EnumerationStats | None = None,
+    max_neurons: int = 16,
+) -> list[Cell]:
     """Check every one of the 2^N patterns with one LP each (no pruning)."""
     if net.n_neurons > max_neurons:
-        raise ValueError(f"brute force over 2^{net.n_neurons} patterns exceeds max_neurons={max_neurons}")
+        raise ValueError(
+            f"brute force over 2^{net.n_neurons} patterns exceeds max_neurons={max_neurons}"
+        )
     stats = stats if stats is not None else EnumerationStats()
     cells: list[Cell] = []
     for bits in itertools.product((True, False), repeat=net.n_neurons):

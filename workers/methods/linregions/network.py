@@ -31,10 +31,14 @@ class ReLUNetwork:
         prev = self.weights[0].shape[1]
         for layer, (W, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             if W.shape[1] != prev or b.shape[0] != W.shape[0]:
-                raise ValueError(f"layer {layer}: W {W.shape} / b {b.shape} do not chain from width {prev}")
+                raise ValueError(
+                    f"layer {layer}: W {W.shape} / b {b.shape} do not chain from width {prev}"
+                )
             prev = W.shape[0]
         if self.out_weight.shape[1] != prev or self.out_bias.shape[0] != self.out_weight.shape[0]:
-            raise ValueError(f"output layer {self.out_weight.shape} does not match last width {prev}")
+            raise ValueError(
+                f"output layer {self.out_weight.shape} does not match last width {prev}"
+            )
 
     @property
     def input_dim(self) -> int:
@@ -49,13 +53,20 @@ class ReLUNetwork:
         return sum(self.widths)
 
     @classmethod
-    def random(cls, input_dim: int, widths: list[int], rng: np.random.Generator, out_dim: int = 1) -> ReLUNetwork:
+    def random(
+        cls, input_dim: int, widths: list[int], rng: np.random.Generator, out_dim: int = 1
+    ) -> ReLUNetwork:
         """He-scaled Gaussian weights and biases (biases non-zero so the arrangement is generic)."""
         if input_dim < 1 or not widths or min(widths) < 1:
             raise ValueError(f"need input_dim >= 1 and positive widths, got {input_dim}, {widths}")
         dims = [input_dim, *widths]
-        Ws = [rng.normal(scale=np.sqrt(2.0 / dims[i]), size=(dims[i + 1], dims[i])) for i in range(len(widths))]
-        bs = [rng.normal(scale=np.sqrt(2.0 / dims[i]), size=dims[i + 1]) for i in range(len(widths))]
+        Ws = [
+            rng.normal(scale=np.sqrt(2.0 / dims[i]), size=(dims[i + 1], dims[i]))
+            for i in range(len(widths))
+        ]
+        bs = [
+            rng.normal(scale=np.sqrt(2.0 / dims[i]), size=dims[i + 1]) for i in range(len(widths))
+        ]
         V = rng.normal(scale=np.sqrt(1.0 / widths[-1]), size=(out_dim, widths[-1]))
         return cls(Ws, bs, V, np.zeros(out_dim))
 
@@ -68,8 +79,12 @@ class ReLUNetwork:
         if not linears or not all(isinstance(m, (nn.Linear, nn.ReLU)) for m in module):
             raise ValueError("module must be an nn.Sequential of nn.Linear and nn.ReLU layers")
         to_np = lambda t: t.detach().cpu().double().numpy()  # noqa: E731
-        return cls([to_np(m.weight) for m in linears[:-1]], [to_np(m.bias) for m in linears[:-1]],
-                   to_np(linears[-1].weight), to_np(linears[-1].bias))
+        return cls(
+            [to_np(m.weight) for m in linears[:-1]],
+            [to_np(m.bias) for m in linears[:-1]],
+            to_np(linears[-1].weight),
+            to_np(linears[-1].bias),
+        )
 
     def forward(self, X: np.ndarray) -> np.ndarray:
         h = np.atleast_2d(np.asarray(X, dtype=float))
@@ -87,7 +102,9 @@ class ReLUNetwork:
             h = np.maximum(z, 0.0)
         return np.concatenate(pats, axis=1)
 
-    def layer_maps(self, pattern: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]]:
+    def layer_maps(
+        self, pattern: np.ndarray
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]]:
         """Affine pre-activation maps z_l = A_l x + c_l for every layer under `pattern`, and the
         output map f = G x + g on the pattern's region."""
         pattern = np.asarray(pattern, dtype=bool)
@@ -96,7 +113,7 @@ class ReLUNetwork:
         for W, b in zip(self.weights, self.biases, strict=True):
             Az, cz = W @ A, W @ c + b
             maps.append((Az, cz))
-            mask = pattern[start:start + W.shape[0]].astype(float)
+            mask = pattern[start : start + W.shape[0]].astype(float)
             A, c = Az * mask[:, None], cz * mask
             start += W.shape[0]
         return maps, (self.out_weight @ A, self.out_weight @ c + self.out_bias)

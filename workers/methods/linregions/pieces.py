@@ -54,7 +54,9 @@ def facet_adjacent(net: ReLUNetwork, ci: Cell, cj: Cell, box: float | None) -> b
     if not all(_same_hyperplane(a, c, ci.rows[k], ci.consts[k]) for k in diff):
         return False  # crossing one hyperplane flips only the neurons that share it
     nrm = np.linalg.norm(a)
-    others = [k for k in range(len(ci.rows)) if not _same_hyperplane(a, c, ci.rows[k], ci.consts[k])]
+    others = [
+        k for k in range(len(ci.rows)) if not _same_hyperplane(a, c, ci.rows[k], ci.consts[k])
+    ]
     d = len(a)
     # maximise t: a x + c = 0 and every other (non-constant) constraint of ci holds with margin t
     M, h = [], []
@@ -74,9 +76,15 @@ def facet_adjacent(net: ReLUNetwork, ci: Cell, cj: Cell, box: float | None) -> b
                 h.append(box)
     cost = np.zeros(d + 1)
     cost[-1] = -1.0
-    res = linprog(cost, A_ub=np.array(M) if M else None, b_ub=np.array(h) if h else None,
-                  A_eq=np.append(a, 0.0)[None, :], b_eq=[-c], bounds=[(None, None)] * d + [(0.0, 1.0)],
-                  method="highs")
+    res = linprog(
+        cost,
+        A_ub=np.array(M) if M else None,
+        b_ub=np.array(h) if h else None,
+        A_eq=np.append(a, 0.0)[None, :],
+        b_eq=[-c],
+        bounds=[(None, None)] * d + [(0.0, 1.0)],
+        method="highs",
+    )
     if res.status != 0 or res.x[-1] <= TOL:
         return False
     x, t = res.x[:d], res.x[-1]
@@ -141,8 +149,13 @@ def _volume(points: np.ndarray) -> float:
     return float(ConvexHull(points).volume)
 
 
-def maximal_convex_unions(net: ReLUNetwork, cells: list[Cell], box: float, adj: dict[int, set[int]] | None = None,
-                          exhaustive_limit: int = 12) -> tuple[list[frozenset[int]], bool]:
+def maximal_convex_unions(
+    net: ReLUNetwork,
+    cells: list[Cell],
+    box: float,
+    adj: dict[int, set[int]] | None = None,
+    exhaustive_limit: int = 12,
+) -> tuple[list[frozenset[int]], bool]:
     """Maximal convex unions of same-function cells; returns (unions, exact).
 
     Components with <= exhaustive_limit cells are searched exhaustively (every connected subset);
@@ -208,8 +221,12 @@ def min_convex_cover(n_cells: int, unions: list[frozenset[int]]) -> list[frozens
     A = np.zeros((n_cells, len(unions)))
     for j, fs in enumerate(unions):
         A[list(fs), j] = 1.0
-    res = milp(np.ones(len(unions)), integrality=np.ones(len(unions)), bounds=(0, 1),
-               constraints=LinearConstraint(A, 1, np.inf))
+    res = milp(
+        np.ones(len(unions)),
+        integrality=np.ones(len(unions)),
+        bounds=(0, 1),
+        constraints=LinearConstraint(A, 1, np.inf),
+    )
     if res.x is None:
         raise RuntimeError(f"set-cover MILP failed: {res.message}")
     return [unions[j] for j in np.flatnonzero(res.x > 0.5)]

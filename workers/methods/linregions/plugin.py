@@ -18,15 +18,19 @@ BENCH = "linregions-counting"
 
 
 class ExactConfig(PluginConfig):
-    convex: bool = Field(True, description="Also count convex pieces (vertex enumeration and volumes; box only).")
+    convex: bool = Field(
+        True, description="Also count convex pieces (vertex enumeration and volumes; box only)."
+    )
 
 
 @register_method
 class IncrementalCounter(Method):
     name = "linregions-incremental"
     title = "Exact counting: incremental arrangement + HiGHS LPs"
-    description = ("Extends activation patterns neuron by neuron, layer by layer, keeping only LP-feasible "
-                   "prefixes; then facet adjacency, affine classes and convex unions of the cells.")
+    description = (
+        "Extends activation patterns neuron by neuron, layer by layer, keeping only LP-feasible "
+        "prefixes; then facet adjacency, affine classes and convex unions of the cells."
+    )
     benchmarks = (BENCH,)
     paper = LINREGIONS_PAPER
     Config = ExactConfig
@@ -52,15 +56,19 @@ class BruteForceCounter(Method):
 
 
 class GridConfig(PluginConfig):
-    resolution: int = Field(300, ge=10, le=4000, description="Grid points per input axis (input_dim <= 3).")
+    resolution: int = Field(
+        300, ge=10, le=4000, description="Grid points per input axis (input_dim <= 3)."
+    )
 
 
 @register_method
 class GridCounter(Method):
     name = "linregions-grid"
     title = "Grid sampling estimate"
-    description = ("Labels a regular grid by activation pattern and affine function; counts labels and "
-                   "grid-connected components (misses thin regions and lower-dimensional ones).")
+    description = (
+        "Labels a regular grid by activation pattern and affine function; counts labels and "
+        "grid-connected components (misses thin regions and lower-dimensional ones)."
+    )
     benchmarks = (BENCH,)
     is_baseline = True
     paper = LINREGIONS_PAPER
@@ -70,5 +78,12 @@ class GridCounter(Method):
         if box is None:
             raise ValueError("grid sampling needs a bounded box domain")
         est = grid_counts(net, box, self.config.resolution)
-        return {"nonempty": -1, "full_dim": est["full_dim"], "convex_maximal": -1, "convex_min_cover": -1,
-                "connected": est["connected"], "distinct_affine": est["distinct_affine"], "n_lp": 0}
+        return {
+            "nonempty": -1,
+            "full_dim": est["full_dim"],
+            "convex_maximal": -1,
+            "convex_min_cover": -1,
+            "connected": est["connected"],
+            "distinct_affine": est["distinct_affine"],
+            "n_lp": 0,
+        }

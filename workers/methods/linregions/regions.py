@@ -21,17 +21,24 @@ from workers.methods.linregions.pieces import (
     min_convex_cover,
 )
 
-DEFINITIONS = ("nonempty", "full_dim", "convex_maximal", "convex_min_cover", "connected", "distinct_affine")
+DEFINITIONS = (
+    "nonempty",
+    "full_dim",
+    "convex_maximal",
+    "convex_min_cover",
+    "connected",
+    "distinct_affine",
+)
 
 
 @dataclass
 class RegionCounts:
-    nonempty: int            # non-empty activation regions
-    full_dim: int            # full-dimensional activation regions
-    convex_maximal: int      # maximal convex unions of same-function cells (-1: not computed)
-    convex_min_cover: int    # fewest convex pieces covering the domain (-1: not computed)
-    connected: int           # maximal connected open pieces on which f is affine
-    distinct_affine: int     # distinct affine functions
+    nonempty: int  # non-empty activation regions
+    full_dim: int  # full-dimensional activation regions
+    convex_maximal: int  # maximal convex unions of same-function cells (-1: not computed)
+    convex_min_cover: int  # fewest convex pieces covering the domain (-1: not computed)
+    connected: int  # maximal connected open pieces on which f is affine
+    distinct_affine: int  # distinct affine functions
     convex_exact: bool = True
     n_lp: int = 0
     seconds: float = 0.0
@@ -46,8 +53,12 @@ class RegionCounts:
         return out
 
 
-def count_linear_regions(net: ReLUNetwork, box: float | None = 3.0, algorithm: Literal["incremental", "bruteforce"] = "incremental",
-                         convex: bool = True) -> RegionCounts:
+def count_linear_regions(
+    net: ReLUNetwork,
+    box: float | None = 3.0,
+    algorithm: Literal["incremental", "bruteforce"] = "incremental",
+    convex: bool = True,
+) -> RegionCounts:
     """Exact counts for all definitions on R^d (box=None) or the box [-box, box]^d.
 
     Convex pieces need the box; with box=None (or convex=False) they are reported as -1."""
@@ -67,5 +78,17 @@ def count_linear_regions(net: ReLUNetwork, box: float | None = 3.0, algorithm: L
         unions, exact = maximal_convex_unions(net, cells, box, adj)
         cover = min_convex_cover(len(cells), unions)
         cmax, cmin = len(unions), len(cover)
-    return RegionCounts(len(nonempty), len(cells), cmax, cmin, len(comps), distinct, exact, stats.n_lp,
-                        time.perf_counter() - start, cells, comps, cover)
+    return RegionCounts(
+        len(nonempty),
+        len(cells),
+        cmax,
+        cmin,
+        len(comps),
+        distinct,
+        exact,
+        stats.n_lp,
+        time.perf_counter() - start,
+        cells,
+        comps,
+        cover,
+    )

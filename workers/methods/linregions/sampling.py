@@ -19,11 +19,15 @@ def grid_points(d: int, box: float, resolution: int) -> np.ndarray:
     that grid points do not fall exactly on the symmetric hyperplanes of hand-built networks
     (x1 = 0, x1 = x2), which would show lower-dimensional patterns."""
     h = 2.0 * box / resolution
-    axes = [-box + (np.arange(resolution) + 0.5 + 0.1 * (j + 1) / np.sqrt(2.0)) * h for j in range(d)]
+    axes = [
+        -box + (np.arange(resolution) + 0.5 + 0.1 * (j + 1) / np.sqrt(2.0)) * h for j in range(d)
+    ]
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
 
 
-def grid_labels(net: ReLUNetwork, box: float, resolution: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def grid_labels(
+    net: ReLUNetwork, box: float, resolution: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(pattern_id, affine_id, points) over the grid; ids are shaped (resolution,)*d."""
     d = net.input_dim
     if d > 3:
@@ -49,8 +53,11 @@ def grid_counts(net: ReLUNetwork, box: float = 3.0, resolution: int = 400) -> di
     for a in np.unique(affine_id):
         _, k = ndimage.label(affine_id == a)
         connected += k
-    return {"full_dim": int(len(np.unique(pattern_id))), "connected": int(connected),
-            "distinct_affine": int(len(np.unique(affine_id)))}
+    return {
+        "full_dim": int(len(np.unique(pattern_id))),
+        "connected": int(connected),
+        "distinct_affine": int(len(np.unique(affine_id))),
+    }
 
 
 def connected_label_image(affine_id: np.ndarray) -> np.ndarray:
