@@ -20,9 +20,7 @@ import os
 import urllib.request
 from pathlib import Path
 
-from workers.benchmarks.safety_retrieval.conditions import BREADTH
-from workers.benchmarks.safety_retrieval.figures import entries_from_leaderboard, models_figure
-from workers.benchmarks.safety_retrieval.protocol import MITIGATIONS
+from workers.benchmarks.safety_retrieval.figures import leaderboard_comparison
 
 
 def _read(source: str, token: str = "") -> dict:
@@ -44,15 +42,13 @@ def main() -> None:
     )
     ap.add_argument("--out", default="safety_compare.html")
     args = ap.parse_args()
-    entries = entries_from_leaderboard(_read(args.board, args.token))
-    keys = {k for m in entries.values() for k in m if k.startswith("refusal_rate__")}
-    cells = [k.split("__")[1:3] for k in keys if len(k.split("__")) == 3]
-    mitigations = [m for m in MITIGATIONS if any(c[0] == m for c in cells)]
-    conditions = sorted({c[1] for c in cells}, key=lambda c: BREADTH.get(c, 99))
-    if not cells:
-        raise SystemExit("the board has no per-cell columns: export it with all columns")
-    models_figure(entries, conditions, mitigations).write_html(args.out, include_plotlyjs=True)
-    print(f"wrote {args.out}: {len(entries)} entries, {mitigations} x {conditions}")
+    board = _read(args.board, args.token)
+    try:
+        figure = leaderboard_comparison(board)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    figure.write_html(args.out, include_plotlyjs=True)
+    print(f"wrote {args.out}: {len(board.get('rows', []))} leaderboard rows")
 
 
 if __name__ == "__main__":

@@ -64,5 +64,11 @@
   }
   render();
   document.getElementById("leaderboard").dataset.version = board.version;
+  // The benchmark's own comparison figure (e.g. error per task family), drawn on the server.
+  const comparison = document.getElementById("comparison-figure");
+  if (comparison && window.Plotly) {
+    const fig = JSON.parse(comparison.textContent);
+    Plotly.react("comparison-plot", fig.data || [], Object.assign({height: 420}, fig.layout || {}), {responsive: true, displaylogo: false});
+  }
   connect();
 })();

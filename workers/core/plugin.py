@@ -72,6 +72,13 @@ class Benchmark(_Plugin, ABC):
     chunk_artifact: ClassVar[str] = ""
 
     @classmethod
+    def leaderboard_figure(cls, board: dict[str, Any]) -> Any | None:
+        """An extra Plotly figure for the benchmark page, drawn from its leaderboard with every
+        column (rows of {"method", "model", "metrics": {key: {"mean", "ci95", "n"}}}), for
+        comparisons the plain ranking does not show (e.g. error per task family). None: none."""
+        return None
+
+    @classmethod
     def merge_chunks(cls, chunk_payloads: list[Any]) -> dict[str, float]:
         raise NotImplementedError(f"benchmark {cls.name!r} does not merge chunks")
 

@@ -149,3 +149,19 @@ def entries_from_leaderboard(board: dict) -> dict[str, dict]:
             label = f"{label} ({str(row.get('config_hash', ''))[:6]})"
         out[label] = row.get("metrics", {})
     return out
+
+
+def leaderboard_comparison(board: dict) -> go.Figure:
+    """Models x mitigations x conditions from a leaderboard with every column; ValueError when
+    its rows carry no per-cell columns."""
+    from workers.benchmarks.safety_retrieval.conditions import BREADTH
+    from workers.benchmarks.safety_retrieval.protocol import MITIGATIONS
+
+    entries = entries_from_leaderboard(board)
+    keys = {k for m in entries.values() for k in m if k.startswith("refusal_rate__")}
+    cells = [k.split("__")[1:3] for k in keys if len(k.split("__")) == 3]
+    if not cells:
+        raise ValueError("board: no per-cell columns (export it with all columns)")
+    mitigations = [m for m in MITIGATIONS if any(c[0] == m for c in cells)]
+    conditions = sorted({c[1] for c in cells}, key=lambda c: BREADTH.get(c, 99))
+    return models_figure(entries, conditions, mitigations)

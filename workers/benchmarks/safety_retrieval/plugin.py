@@ -17,7 +17,11 @@ from workers.benchmarks.safety_retrieval.datasets import (
     load_harmbench,
     load_xstest,
 )
-from workers.benchmarks.safety_retrieval.figures import conditions_figure, degradation_figure
+from workers.benchmarks.safety_retrieval.figures import (
+    conditions_figure,
+    degradation_figure,
+    leaderboard_comparison,
+)
 from workers.benchmarks.safety_retrieval.judges import (
     HARM_RUBRIC,
     REFUSAL_RUBRIC,
@@ -133,6 +137,11 @@ class SafetyRetrieval(Benchmark):
                 "bbq", sha256_tree(path) if path.is_dir() else sha256_file(path), str(path)
             )
         return harmful, xstest, bbq
+
+    @classmethod
+    def leaderboard_figure(cls, board: dict):
+        # Models x mitigations x retrieval conditions side by side, with bootstrap CIs.
+        return leaderboard_comparison(board)
 
     def run(self, ctx: RunContext, method) -> None:
         c = self.config

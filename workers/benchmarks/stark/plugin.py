@@ -10,7 +10,11 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from workers.benchmarks.stark import catalogue
-from workers.benchmarks.stark.figures import error_by_family
+from workers.benchmarks.stark.figures import (
+    compare_by_family,
+    entries_from_leaderboard,
+    error_by_family,
+)
 from workers.benchmarks.stark.importer import (
     RELEASE_SHA256,
     RELEASE_URL,
@@ -315,6 +319,11 @@ class StarkBenchmark(Benchmark):
         # Per-instance scores stay on the server: merging chunks needs them, and for the
         # hidden split they would reveal labels.
         ctx.save_artifact("scores.json", [s.as_dict() for s in scores], private=True)
+
+    @classmethod
+    def leaderboard_figure(cls, board: dict):
+        # Error per task family for every method/model on the leaderboard (issue item 7).
+        return compare_by_family(entries_from_leaderboard(board))
 
     @classmethod
     def merge_chunks(cls, chunk_payloads: list) -> dict[str, float]:
