@@ -12,14 +12,16 @@ from workers.core import ConfigError, InMemoryRunContext, RunCancelled, registry
 from workers.methods.mellow import AudioClassifierMethod, CaptionOnlyMethod, MellowMethod
 
 METHODS = {
-    "mellow": (MellowMethod, {**TINY_LM, **TINY_ENC, **TINY_TRAIN}),
-    "caption_only_lm": (CaptionOnlyMethod, {**TINY_LM, **TINY_TRAIN}),
+    "mellow": (MellowMethod, {**TINY_ENC, **TINY_TRAIN}),
+    "caption_only_lm": (CaptionOnlyMethod, TINY_TRAIN),
     "audio_classifier": (AudioClassifierMethod, {**TINY_ENC, **TINY_TRAIN}),
 }
 
 
-def run(method, mellow_data_dir, seed=0, bench=None, **kw):
+def run(method, mellow_data_dir, seed=0, bench=None, decoder=None, **kw):
     cls, cfg = METHODS[method]
+    if cls is not AudioClassifierMethod:
+        cfg = {**cfg, **(decoder or {})}
     ctx = InMemoryRunContext(seed=seed, data_dir=mellow_data_dir, **kw)
     MellowAQABenchmark({**TINY_BENCH, **(bench or {})}).run(ctx, cls(cfg))
     return ctx
@@ -38,8 +40,12 @@ def test_registration_paper_and_documented_configs():
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-def test_synthetic_run_end_to_end(method, mellow_data_dir):
-    ctx = run(method, mellow_data_dir)
+def test_synthetic_run_end_to_end(method, mellow_data_dir, tiny_hf_dir):
+    ctx = run(
+        method,
+        mellow_data_dir,
+        decoder={"decoder_source": "hf_dir", "decoder_path": str(tiny_hf_dir)},
+    )
     s = ctx.summary
     for key in (
         "accuracy",
@@ -73,10 +79,24 @@ def test_synthetic_run_end_to_end(method, mellow_data_dir):
     assert ctx.series(next(k for k in ctx.metrics[0].values))  # a training-loss curve
 
 
-def test_same_seed_same_data_for_every_method(mellow_data_dir):
-    a = run("audio_classifier", mellow_data_dir, seed=4)
-    b = run("caption_only_lm", mellow_data_dir, seed=4)
-    assert a.datasets == b.datasets and a.summary["n_questions"] == b.summary["n_questions"]
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["mellow", "caption_only_lm"])
+def test_run_with_the_tiny_decoder_pretrained_here(method, mellow_data_dir):
+    ctx = run(method, mellow_data_dir, decoder=TINY_LM)
+    assert 0 <= ctx.summary["accuracy"] <= 1
+    assert any("corpus-stdlib_docstrings" in d for d in ctx.datasets) or any(
+        "tiny llama" in line for line in ctx.logs
+    )
+
+
+def test_same_seed_same_data_for_every_run(tmp_path):
+    def data(seed):
+        ctx = InMemoryRunContext(seed=seed, data_dir=tmp_path)
+        split = MellowAQABenchmark(TINY_BENCH).build_split(ctx)
+        return ctx.datasets["mellow-synthetic"], [it.question for it in split.test]
+
+    assert data(4) == data(4)
+    assert data(4)[0] != data(5)[0]
 
 
 def test_wilson_interval_and_accuracy_rows():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.workers.mellow.conftest import TINY_BENCH, TINY_ENC, TINY_LM, TINY_TRAIN
+from tests.workers.mellow.conftest import TINY_ENC, TINY_TRAIN, tiny_llama
 from workers.benchmarks.mellow_aqa.dataset import build_synthetic
 from workers.core import InMemoryRunContext
 from workers.methods.mellow import AudioEncoder, Mellow, MellowMethod, downsample
@@ -12,20 +12,7 @@ from workers.methods.mellow.projection import LinearProjection, MLPProjection
 
 
 def tiny_lm(vocab=50, hidden=32):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    return LlamaForCausalLM(
-        LlamaConfig(
-            vocab_size=vocab,
-            hidden_size=hidden,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=4,
-            max_position_embeddings=256,
-        )
-    )
+    return tiny_llama(vocab, hidden)
 
 
 def test_encoder_tokens_shape_and_time_major_order():
@@ -100,19 +87,7 @@ def test_mellow_forward_backward_and_scoring(projection):
         assert len(model.generate(pa, pb, [5, 6], max_new_tokens=4)) <= 4
 
 
-def test_hf_dir_decoder_path_with_a_local_random_llama(tmp_path, mellow_data_dir):
-    from workers.models.lm.tokenizer import train_bpe_tokenizer
-
-    texts = [
-        "a loud tone then a rising chirp",
-        "how many sound events can be heard",
-        "the first clip",
-    ] * 20
-    tok = train_bpe_tokenizer(texts, vocab_size=300, min_frequency=1)
-    lm = tiny_lm(vocab=len(tok))
-    lm.config.eos_token_id, lm.config.pad_token_id = tok.eos_token_id, tok.pad_token_id
-    lm.save_pretrained(tmp_path / "smol")
-    tok.save_pretrained(tmp_path / "smol")
+def test_hf_dir_decoder_path_with_a_local_random_llama(tiny_hf_dir, mellow_data_dir):
     split = build_synthetic(
         0,
         n_train_clips=6,
@@ -128,7 +103,7 @@ def test_hf_dir_decoder_path_with_a_local_random_llama(tmp_path, mellow_data_dir
         method = MellowMethod(
             {
                 "decoder_source": "hf_dir",
-                "decoder_path": str(tmp_path / "smol"),
+                "decoder_path": str(tiny_hf_dir),
                 "decoder_init": init,
                 **TINY_ENC,
                 **TINY_TRAIN,
@@ -142,8 +117,15 @@ def test_hf_dir_decoder_path_with_a_local_random_llama(tmp_path, mellow_data_dir
             for s, it in zip(scores, split.test, strict=True)
         )
         assert method.model.lm.config.hidden_size == 32
+    from workers.methods.mellow.decoder import load_decoder
+
+    saved = tiny_llama(vocab=len(method.tokenizer)).get_input_embeddings().weight
+    pre, tok = load_decoder("hf_dir", "pretrained", path=str(tiny_hf_dir))
+    rand, _ = load_decoder("hf_dir", "random", path=str(tiny_hf_dir), seed=1)
+    assert len(tok) == pre.get_input_embeddings().weight.shape[0]
+    assert torch.allclose(pre.get_input_embeddings().weight, saved)  # the directory's weights
+    assert not torch.allclose(rand.get_input_embeddings().weight, saved)  # re-initialised
     with pytest.raises(FileNotFoundError, match="decoder_path"):
-        MellowMethod({"decoder_source": "hf_dir", "decoder_path": str(tmp_path / "nope")}).fit(
+        MellowMethod({"decoder_source": "hf_dir", "decoder_path": str(tiny_hf_dir / "nope")}).fit(
             split.train, split.clips, ctx
         )
-    assert TINY_LM and TINY_BENCH  # shared sizes are importable
