@@ -156,13 +156,18 @@ class SupportMIP:
         return S, v
 
     def _local_search(self, excluded: set[Support], center: Support | None, k: int) -> None:
-        """Primal heuristic: steepest-descent swaps from the best evaluated feasible support.
-        Every evaluated support adds a cut, so the MILP master starts near the optimum."""
+        """Primal heuristic: steepest-descent swaps from the best evaluated feasible support
+        (or, when none is feasible yet, from a constructed one), so that the master starts with
+        a good incumbent and tight cuts; without it a ">= k mistakes" solve at p = 1000 starts
+        from cuts far from its region and needs hundreds of master MILPs."""
         feasible = [
             (v, S) for S, v in self.values.items() if self._feasible(S, excluded, center, k)
         ]
         if not feasible:
-            return
+            start = self._feasible_start(excluded, center, k)
+            if start is None:
+                return
+            feasible = [(self.evaluate(start), start)]
         cur_v, cur = min(feasible)
         for _ in range(self.p):
             best_v, best = cur_v, cur
@@ -178,6 +183,25 @@ class SupportMIP:
             if best == cur:
                 return
             cur_v, cur = best_v, best
+
+    def _feasible_start(
+        self, excluded: set[Support], center: Support | None, k: int
+    ) -> Support | None:
+        """A feasible support: the centre's s - k most useful columns plus the k columns outside
+        it most correlated with the response, else the first feasible of a few random draws."""
+        corr = np.abs(self.obj.correlations())
+        if center is not None and k > 0:
+            keep = sorted(center, key=lambda j: -corr[j])[: self.s - k]
+            outside = [j for j in np.argsort(-corr) if j not in center][:k]
+            S = tuple(sorted(int(j) for j in keep + outside))
+            if self._feasible(S, excluded, center, k):
+                return S
+        rng = np.random.default_rng(0)
+        for _ in range(1000):
+            S = tuple(sorted(int(j) for j in rng.choice(self.p, self.s, replace=False)))
+            if self._feasible(S, excluded, center, k):
+                return S
+        return None
 
     def top_r(self, R: int) -> list[tuple[Support, float]]:
         """The R best supports in increasing L(S), by repeated MIP solves with no-good cuts."""
