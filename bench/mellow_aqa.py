@@ -48,6 +48,12 @@ CONFIGS = {
     ),
     "share_0.3": (MellowMethod, {}, {"synthetic_share": 0.3}, "ablation: 30% generated questions"),
     "share_1.0": (MellowMethod, {}, {"synthetic_share": 1.0}, "ablation: only generated questions"),
+    "encoder_scratch": (
+        MellowMethod,
+        {"encoder_pretrain_steps": 0},
+        {},
+        "ablation: audio encoder not pre-trained",
+    ),
     "caption_only": (CaptionOnlyMethod, {}, {}, "baseline: same LM reading the reference captions"),
     "question_only": (
         CaptionOnlyMethod,
@@ -161,11 +167,24 @@ def main() -> None:
     ap.add_argument("--data-dir", default=str(ROOT / "var" / "data"))
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--no-run", action="store_true", help="only render the tables from --results")
+    ap.add_argument(
+        "--merge",
+        nargs="*",
+        default=[],
+        help="result files of parallel runs to merge into --results",
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)  # the platform's CPU runs use one thread each
     path = Path(args.results)
     path.parent.mkdir(parents=True, exist_ok=True)
     results = json.loads(path.read_text()) if path.is_file() else []
+    for extra in args.merge:
+        seen = {(r["config"], r["seed"], json.dumps(r["train"], sort_keys=True)) for r in results}
+        for r in json.loads(Path(extra).read_text()):
+            if (r["config"], r["seed"], json.dumps(r["train"], sort_keys=True)) not in seen:
+                results.append(r)
+    if args.merge:
+        path.write_text(json.dumps(results))
     train = {"steps": args.steps, "batch_size": args.batch_size, "lr": args.lr}
     if not args.no_run:
         for seed in args.seeds:

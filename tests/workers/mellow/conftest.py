@@ -10,7 +10,7 @@ TINY_LM = {
     "lm_pretrain_steps": 8,
     "lm_corpus_chars": 20_000,
 }
-TINY_ENC = {"enc_dim": 16, "enc_heads": 2}
+TINY_ENC = {"enc_dim": 16, "enc_heads": 2, "encoder_pretrain_steps": 2}
 TINY_TRAIN = {"steps": 3, "batch_size": 8, "warmup": 1}
 TINY_BENCH = {
     "n_train_clips": 10,

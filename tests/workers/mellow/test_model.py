@@ -129,3 +129,37 @@ def test_hf_dir_decoder_path_with_a_local_random_llama(tiny_hf_dir, mellow_data_
         MellowMethod({"decoder_source": "hf_dir", "decoder_path": str(tiny_hf_dir / "nope")}).fit(
             split.train, split.clips, ctx
         )
+
+
+def test_encoder_pretraining_tags_and_loss_decreases(mellow_data_dir):
+    from workers.methods.mellow.pretrain import TAGS, clip_tags, pretrain_encoder
+    from workers.methods.mellow.training import MelBank
+
+    split = build_synthetic(
+        1,
+        n_train_clips=16,
+        n_train_items=30,
+        n_test_clips=2,
+        synthetic_share=0.7,
+        sample_rate=16000,
+        seconds=2.5,
+    )
+    spec = next(c.spec for c in split.clips.values() if c.spec.n_events >= 3)
+    tags = dict(zip(TAGS, clip_tags(spec), strict=True))
+    assert (
+        tags[f"count:{spec.n_events}"] == 1
+        and sum(v for k, v in tags.items() if k.startswith("count")) == 1
+    )
+    assert all(tags[f"type:{e.type}"] == 1 for e in spec.events)
+    assert tags[f"rhythm:{spec.rhythm}"] == 1
+    enc = AudioEncoder(16000, n_mels=32, hop=400, d=16, depths=(1, 1), heads=2, patch=(8, 8))
+    bank = MelBank(split.clips, enc.logmel, enc.time_stride, torch.device("cpu"))
+    torch.manual_seed(0)
+    losses = pretrain_encoder(
+        enc, bank, split.clips, split.train, steps=40, batch_size=16, lr=3e-3, seed=0
+    )
+    assert np.mean(losses[-5:]) < np.mean(losses[:5])
+    train_ids = {c for it in split.train for c in (it.clip_a, it.clip_b)}
+    assert not train_ids & {
+        c for it in split.test for c in (it.clip_a, it.clip_b)
+    }  # tags: train clips only

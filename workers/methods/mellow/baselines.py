@@ -22,6 +22,7 @@ from workers.core import Method, register_method
 from workers.methods.mellow.config import CaptionOnlyConfig, ClassifierConfig
 from workers.methods.mellow.encoder import AudioEncoder
 from workers.methods.mellow.plugin import build_encoder, decoder_for
+from workers.methods.mellow.pretrain import pretrain_encoder
 from workers.methods.mellow.training import (
     MelBank,
     TokenCache,
@@ -204,6 +205,17 @@ class AudioClassifierMethod(Method):
             ctx.device
         )
         self.bank = MelBank(clips, encoder.logmel, encoder.time_stride, ctx.device)
+        pretrain_encoder(
+            encoder,
+            self.bank,
+            clips,
+            train,
+            steps=cfg.encoder_pretrain_steps,
+            batch_size=64,
+            lr=3e-3,
+            seed=ctx.seed,
+            ctx=ctx,
+        )
         ctx.log(f"audio_classifier: {len(mcq)} multiple-choice training items of {len(train)}")
         self.losses = train_loop(
             self.model,
@@ -217,7 +229,7 @@ class AudioClassifierMethod(Method):
             rng=np.random.default_rng([ctx.seed, 101]),
             ctx=ctx,
             name="classifier",
-            progress_span=(0.0, 0.9),
+            progress_span=(0.2, 0.9),
         )
 
     def _logits(self, items, device) -> list[torch.Tensor]:

@@ -64,6 +64,13 @@ class EncoderConfig(PluginConfig):
     )
     enc_heads: int = Field(4, ge=1, le=32, description="Attention heads in the encoder")
     patch_mels: int = Field(8, ge=1, le=64, description="Patch height (mel bins)")
+    encoder_pretrain_steps: int = Field(
+        300,
+        ge=0,
+        le=1_000_000,
+        description="Steps of supervised tagging of the training clips before fine-tuning (stand-in for "
+        "HTSAT's AudioSet pre-training; synthetic clips only, 0 = from scratch)",
+    )
     patch_frames: int = Field(8, ge=1, le=64, description="Patch width (frames)")
 
     @model_validator(mode="after")

@@ -16,6 +16,7 @@ from workers.methods.mellow.config import MellowConfig
 from workers.methods.mellow.decoder import load_decoder, tiny_lm_config
 from workers.methods.mellow.encoder import AudioEncoder
 from workers.methods.mellow.model import Mellow
+from workers.methods.mellow.pretrain import pretrain_encoder
 from workers.methods.mellow.training import (
     MelBank,
     TokenCache,
@@ -82,6 +83,17 @@ class MellowMethod(Method):
         ).to(ctx.device)
         self.tokens = TokenCache(self.tokenizer)
         self.bank = MelBank(clips, encoder.logmel, encoder.time_stride, ctx.device)
+        pretrain_encoder(
+            encoder,
+            self.bank,
+            clips,
+            train,
+            steps=cfg.encoder_pretrain_steps,
+            batch_size=64,
+            lr=3e-3,
+            seed=ctx.seed,
+            ctx=ctx,
+        )
         n_params = sum(p.numel() for p in self.model.parameters())
         ctx.log(
             f"mellow: {n_params / 1e6:.2f}M parameters (encoder {sum(p.numel() for p in encoder.parameters()) / 1e6:.2f}M), "
@@ -106,7 +118,7 @@ class MellowMethod(Method):
             rng=rng,
             ctx=ctx,
             name="mellow",
-            progress_span=(0.0, 0.9),
+            progress_span=(0.2, 0.9),
         )
 
     def prefix_tokens(self) -> int:
