@@ -144,7 +144,7 @@ def main() -> None:
     print("| request | p50 (ms) | p95 (ms) | SQL queries | response KiB |")
     print("|---|---|---|---|---|")
     for label, path in (
-        ("leaderboard API, top 50 rows (default)", "/api/leaderboards/probe/"),
+        ("leaderboard API, top 100 rows (default page)", "/api/leaderboards/probe/"),
         ("leaderboard API, one method, sorted by score", "/api/leaderboards/probe/?method=probe_fast&sort=score"),
         ("leaderboard API, all 10 columns", "/api/leaderboards/probe/?columns=all"),
         ("leaderboard page", "/benchmarks/probe/"),

@@ -1,66 +1,56 @@
-"""Leaderboards computed in SQL from SummaryMetric rows: one query however many runs."""
+"""Leaderboards read from the pre-aggregated cells (models.BoardCell): a bounded number of
+queries, and work proportional to the rows shown, however many runs a benchmark has.
+
+The rows are ranked in SQL on the sort metric (mean = sum / non-null count over the buckets the
+viewer may see), then only the requested page of rows is assembled. Means, CIs and n are the
+same as aggregating the SummaryMetric rows of the visible succeeded runs directly.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
-from django.db.models import Avg, Count, F, Max
+from django.db.models import F, FloatField, Max, Q, Sum
+from django.db.models.functions import Cast, NullIf
 
-from apps.catalog.models import Benchmark
+from apps.catalog.models import Benchmark, Method, ModelEntry
+from apps.leaderboards.aggregates import ROW_KEY, board_ensure_fresh
+from apps.leaderboards.models import BoardCell
 from apps.leaderboards.stats import ci95_from_moments
-from apps.runs.models import Run, RunStatus, SummaryMetric
-from apps.runs.selectors import visible_q
+from apps.runs.models import Run
+
+DEFAULT_LIMIT = 100  # rows per response; exports take every row
+
+
+def cells_visible_q(user) -> Q:
+    """The cell-bucket form of apps.runs.selectors.visible_q (public, the user's teams, own)."""
+    if user is not None and user.is_authenticated and user.is_staff:
+        return Q()
+    q = Q(visibility="public")
+    if user is not None and user.is_authenticated:
+        q |= Q(team_pk__in=user.team_ids()) | Q(owner_pk=user.pk)
+    return q
 
 
 def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = None,
                 models: list[str] | None = None, sort: str | None = None, descending: bool | None = None,
-                all_columns: bool = False) -> dict[str, Any]:
+                all_columns: bool = False, limit: int | None = DEFAULT_LIMIT, offset: int = 0) -> dict[str, Any]:
     """Rows = (method, model, configuration); each metric as mean, 95% CI half-width, n seeds.
     `all_columns` adds every other summary key the runs logged (e.g. per-task scores), after
-    the declared metrics and without a direction."""
+    the declared metrics and without a direction. `limit`/`offset` page through the ranked rows
+    (limit None: all); `total_rows` says how many there are."""
+    board_ensure_fresh(benchmark.pk)
     metrics = list(benchmark.metrics)
     metric_names = [m["name"] for m in metrics]
-    # Chunk runs of a sharded evaluation appear through their merged run only.
-    qs = SummaryMetric.objects.filter(benchmark=benchmark, run__status=RunStatus.SUCCEEDED, run__is_chunk=False)
-    qs = qs.filter(visible_q(user, prefix="run__"))
+    cells = BoardCell.objects.filter(cells_visible_q(user), benchmark=benchmark)
     if methods:
-        qs = qs.filter(run__method__name__in=methods)
+        cells = cells.filter(method_id__in=Method.objects.filter(name__in=methods).values("pk"))
     if models:
-        qs = qs.filter(run__model__name__in=models)
-    agg = (
-        qs.values("run__method__name", "run__model__name", "run__config_hash", "key")
-        .annotate(mean=Avg("value"), mean_sq=Avg(F("value") * F("value")), n=Count("id"), last_run=Max("run_id"))
-        .order_by()
-    )
-    rows: dict[tuple, dict[str, Any]] = defaultdict(dict)
-    for a in agg:
-        group = (a["run__method__name"], a["run__model__name"], a["run__config_hash"])
-        row = rows[group]
-        row.setdefault("method", group[0])
-        row.setdefault("model", group[1])
-        row.setdefault("config_hash", group[2])
-        row["last_run"] = max(row.get("last_run", 0), a["last_run"])
-        row.setdefault("metrics", {})[a["key"]] = {
-            "mean": a["mean"], "ci95": ci95_from_moments(a["mean"], a["mean_sq"], a["n"]), "n": a["n"],
-        }
-    # One extra query for the configs shown on each row (the latest run of each group).
-    last_ids = [r["last_run"] for r in rows.values()]
-    configs = {
-        r["pk"]: r for r in Run.objects.filter(pk__in=last_ids).values("pk", "benchmark_config", "method_config", "method__is_baseline")
-    }
+        cells = cells.filter(model_pk__in=ModelEntry.objects.filter(name__in=models).values("pk"))
     if all_columns:
-        extra = sorted({k for row in rows.values() for k in row["metrics"]} - set(metric_names))
+        extra = sorted(set(cells.values_list("key", flat=True).distinct()) - set(metric_names) - {ROW_KEY})
         metrics += [{"name": k, "goal": None, "unit": "", "primary": False, "description": "logged by the runs"} for k in extra]
         metric_names += extra
-    out_rows = []
-    for row in rows.values():
-        cfg = configs.get(row["last_run"], {})
-        row["benchmark_config"] = cfg.get("benchmark_config", {})
-        row["method_config"] = cfg.get("method_config", {})
-        row["is_baseline"] = cfg.get("method__is_baseline", False)
-        row["seeds"] = max((m["n"] for m in row["metrics"].values()), default=0)
-        out_rows.append(row)
 
     primary = benchmark.primary_metric.get("name") if metrics else None
     sort = sort if sort in metric_names else primary
@@ -68,14 +58,60 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
     if descending is None:
         descending = ((spec or {}).get("goal") or "max") == "max"
 
-    def key(row):
-        value = row["metrics"].get(sort, {}).get("mean")
-        missing = value is None or value != value
-        return (missing, -(value or 0) if descending else (value or 0))
+    # 1. Ranked row keys from two cells per row: the row-count cell (every row has one) and the
+    #    sort metric's cell, summed over the visible buckets.
+    groups = (
+        cells.filter(key__in=[ROW_KEY, sort])
+        .values("method_id", "model_pk", "config_hash")
+        .annotate(sort_total=Sum("total", filter=Q(key=sort)), sort_nv=Sum("n_values", filter=Q(key=sort)))
+        .annotate(sort_mean=Cast(F("sort_total"), FloatField()) / NullIf(F("sort_nv"), 0))
+    )
+    mean_order = F("sort_mean").desc(nulls_last=True) if descending else F("sort_mean").asc(nulls_last=True)
+    groups = groups.order_by(mean_order, "method_id", "model_pk", "config_hash")
+    total_rows = (cells.filter(key=ROW_KEY).values("method_id", "model_pk", "config_hash").distinct().count()
+                  if (limit is not None or offset) else None)
+    page = list(groups[offset:offset + limit] if limit is not None else groups[offset:])
+    if total_rows is None:
+        total_rows = len(page)
 
-    out_rows.sort(key=key)
-    for rank, row in enumerate(out_rows, start=1):
-        row["rank"] = rank
+    # 2. Every metric of the rows on this page, summed over the visible buckets.
+    hashes = {g["config_hash"] for g in page}
+    agg = (
+        cells.filter(config_hash__in=hashes).exclude(key=ROW_KEY)
+        .values("method_id", "method__name", "model_pk", "config_hash", "key")
+        .annotate(n_sum=Sum("n"), nv=Sum("n_values"), t=Sum("total"), tsq=Sum("total_sq"), last=Max("last_run"))
+        .order_by()
+    ) if page else []
+    by_row: dict[tuple, dict[str, dict]] = {}
+    last_run: dict[tuple, int] = {}
+    method_names: dict[int, str] = {}
+    for a in agg:
+        group = (a["method_id"], a["model_pk"], a["config_hash"])
+        method_names[a["method_id"]] = a["method__name"]
+        mean = a["t"] / a["nv"] if a["nv"] else None
+        mean_sq = a["tsq"] / a["nv"] if a["nv"] else None
+        by_row.setdefault(group, {})[a["key"]] = {"mean": mean, "ci95": ci95_from_moments(mean, mean_sq, a["n_sum"]),
+                                                  "n": a["n_sum"]}
+        last_run[group] = max(last_run.get(group, 0), a["last"])
+    # 3. Model names and the configs shown on each row (the latest run of each group).
+    model_names = dict(ModelEntry.objects.filter(pk__in={g["model_pk"] for g in page if g["model_pk"]})
+                       .values_list("pk", "name")) if any(g["model_pk"] for g in page) else {}
+    configs = {
+        r["pk"]: r for r in Run.objects.filter(pk__in=list(last_run.values()))
+        .values("pk", "benchmark_config", "method_config", "method__is_baseline")
+    } if last_run else {}
+    out_rows = []
+    for rank, g in enumerate(page, start=offset + 1):
+        group = (g["method_id"], g["model_pk"], g["config_hash"])
+        row_metrics = by_row.get(group, {})
+        cfg = configs.get(last_run.get(group), {})
+        out_rows.append({
+            "method": method_names.get(g["method_id"]), "model": model_names.get(g["model_pk"]), "config_hash": g["config_hash"],
+            "last_run": last_run.get(group, 0), "metrics": row_metrics,
+            "benchmark_config": cfg.get("benchmark_config", {}), "method_config": cfg.get("method_config", {}),
+            "is_baseline": cfg.get("method__is_baseline", False),
+            "seeds": max((m["n"] for m in row_metrics.values()), default=0), "rank": rank,
+        })
     return {
         "benchmark": benchmark.name,
         "metrics": metrics,
@@ -84,6 +120,9 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
         "version": benchmark.results_version,
         "rows": out_rows,
         "all_columns": all_columns,
+        "total_rows": total_rows,
+        "offset": offset,
+        "limit": limit,
     }
 
 

@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.catalog.models import Benchmark, Method, ModelEntry
+from apps.leaderboards.aggregates import cells_add, cells_lock
 from apps.pools.models import WorkerPool
 from apps.pools.services import pool_get_default
 from apps.runs.events import announce, benchmark_group, event_append
@@ -285,15 +286,22 @@ def run_finish(*, run_id: int, attempt: int, status: str, reason: str = "", erro
         )
         if not changed:
             return False
+        # Pre-aggregated leaderboard: lock the board before adding summary rows (see
+        # apps/leaderboards/aggregates.py for why the order matters), increment in this transaction.
+        board_built = status == RunStatus.SUCCEEDED and (summary or run.is_chunk) and cells_lock(run.benchmark_id)
         if status == RunStatus.SUCCEEDED and summary:
             SummaryMetric.objects.bulk_create(
                 [SummaryMetric(run_id=run_id, benchmark_id=run.benchmark_id, key=k, value=v) for k, v in summary.items()],
                 ignore_conflicts=True,
             )
+            if board_built:
+                cells_add(run, summary)
         event_append(run_id=run_id, kind="status", data={"status": status, "reason": reason, "error": error[:2000]})
         _bump_benchmark(run.benchmark_id)
         if run.is_chunk and status == RunStatus.SUCCEEDED:
             from apps.runs.chunks import chunks_merge_if_complete
 
-            chunks_merge_if_complete(run_id=run_id)
+            merged = chunks_merge_if_complete(run_id=run_id)
+            if merged is not None and board_built:
+                cells_add(merged, merged.summary)
     return True
