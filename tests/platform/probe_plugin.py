@@ -46,6 +46,13 @@ class ProbeBenchmark(Benchmark):
     Config = ProbeConfig
     metrics = (MetricSpec("loss", goal="min", primary=True), MetricSpec("score", goal="max"))
 
+    @classmethod
+    def leaderboard_figure(cls, board):
+        import plotly.graph_objects as go
+
+        rows = board["rows"]
+        return go.Figure(go.Bar(x=[r["method"] for r in rows], y=[r["metrics"]["loss"]["mean"] for r in rows]))
+
     def run(self, ctx, method):
         cfg = self.config
         for step in range(1, cfg.steps + 1):

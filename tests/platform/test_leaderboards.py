@@ -63,3 +63,19 @@ def test_reproduction_report(api, finished, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| Platform probe"))
     assert "`probe_fast`" in row and "(n=4)" in row and row.rstrip().endswith("| yes |")
     assert "Put CASH on Bandits" in text  # MaxUCB's row exists even before it has runs
+
+
+def test_benchmark_page_draws_the_plugins_comparison_figure(api, finished, client, user):
+    client.force_login(user)
+    page = client.get("/benchmarks/probe/?method=probe_fast")
+    assert page.status_code == 200
+    figure = page.context["comparison_figure"]
+    assert figure["data"][0]["x"] == ["probe_fast"], "drawn from the filtered leaderboard"
+    assert b'id="comparison-figure"' in page.content and b'id="comparison-plot"' in page.content
+
+
+def test_benchmark_without_a_comparison_figure_has_none(api, eager, client, user):
+    client.force_login(user)
+    page = client.get("/benchmarks/cash/")
+    assert page.status_code == 200 and page.context["comparison_figure"] is None
+    assert b'id="comparison-plot"' not in page.content
