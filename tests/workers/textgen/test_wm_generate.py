@@ -158,3 +158,30 @@ def test_benchmark_config_errors_name_the_field():
         get_benchmark("wm_detection").validate({"temperature": 0.0})
     with pytest.raises(ConfigError, match="p_value"):
         get_method("wm_heavywater").validate({"p_value": "exact"})
+
+
+def test_benchmark_generates_with_a_local_hf_directory(tmp_path):
+    """`model_path`: any local Hugging Face causal LM (here a random Llama with a BPE tokenizer)."""
+    from workers.models.lm.tokenizer import train_bpe_tokenizer
+    from workers.models.tiny_llama import build_llama, tiny_test_config
+
+    code, prose, _ = load_corpus()
+    tok = train_bpe_tokenizer([code[:20000], prose[:20000]], vocab_size=300)
+    cfg = tiny_test_config(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
+    model = build_llama(
+        cfg, len(tok), bos_id=tok.bos_token_id, eos_id=tok.eos_token_id, pad_id=tok.pad_token_id
+    )
+    model.save_pretrained(tmp_path / "hf")
+    tok.save_pretrained(tmp_path / "hf")
+    small = {"n_prompts": 1, "prompt_tokens": 6, "new_tokens": 12, "attack_rates": []}
+    bench = get_benchmark("wm_detection")(
+        {**small, "sweep": False, "null_keys": 2, "model_path": str(tmp_path / "hf")}
+    )
+    ctx = InMemoryRunContext(seed=0, data_dir=tmp_path)
+    bench.run(ctx, get_method("wm_redgreen")({"delta": 8.0}))
+    assert any("local model" in line for line in ctx.logs)
+    assert ctx.summary["tpr_at_1fpr"] == 1.0  # delta 8 on a random model: every text detected
+    with pytest.raises(ValueError, match="model_path"):
+        get_benchmark("wm_detection")({**small, "model_path": str(tmp_path / "none")}).run(
+            InMemoryRunContext(seed=0, data_dir=tmp_path), get_method("wm_redgreen")()
+        )

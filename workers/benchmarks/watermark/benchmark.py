@@ -13,6 +13,7 @@ Protocol (after Tsur et al., Sec. 6, on a small substrate):
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -103,10 +104,13 @@ class WatermarkDetectionBenchmark(Benchmark):
 
     # -- model and prompts ---------------------------------------------------------------------
     def _language_model(self, ctx: RunContext, code: str, prose: str) -> LanguageModel:
+        """`model_path`, else the run's model, else a small Llama the project trains."""
+        cfg = self.config
+        if cfg.model_path:
+            return self._local_model(ctx)
         lm = from_context_model(getattr(ctx, "model", None))
         if lm is not None:
             return lm
-        cfg = self.config
         steps = cfg.lm_train_steps
         if cfg.lm == "tiny_llama":
             return self._substrate_model(ctx)
@@ -129,6 +133,15 @@ class WatermarkDetectionBenchmark(Benchmark):
             cache_dir=ctx.data_path("wm_char_llama"),
             on_step=on_step,
         )
+
+    def _local_model(self, ctx: RunContext) -> LanguageModel:
+        from workers.models.tiny_llama import load_tiny_llama
+
+        path = Path(self.config.model_path)
+        if not (path / "config.json").is_file():  # checked first: a hub name is never fetched
+            raise ValueError(f"model_path: {path} is not a local Hugging Face model directory")
+        model, tok = load_tiny_llama(path, device=ctx.device, dtype=self.config.model_dtype)
+        return LanguageModel(model, tok, int(model.config.vocab_size), f"local model {path}")
 
     def _substrate_model(self, ctx: RunContext) -> LanguageModel:
         """The project's BPE tiny Llama (workers.models.tiny_llama), trained once and cached."""

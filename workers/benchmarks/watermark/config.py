@@ -40,6 +40,15 @@ class WatermarkBenchConfig(PluginConfig):
     )
     lm_hidden: int = Field(64, ge=16, le=1024, description="hidden size of the char-level Llama")
     lm_layers: int = Field(2, ge=1, le=24, description="layers of the char-level Llama")
+    model_path: str = Field(
+        "",
+        max_length=1000,
+        description="local Hugging Face causal LM directory to generate with (never downloaded); "
+        "empty: the run's model if it has one, else the `lm` choice",
+    )
+    model_dtype: Literal["float32", "bfloat16", "auto"] = Field(
+        "auto", description="weights dtype when loading model_path (auto: as stored)"
+    )
     temperature: float = Field(
         1.0,
         gt=0.05,

@@ -11,6 +11,7 @@ recorded with the run, since it changes with the Python version.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import sysconfig
 from pathlib import Path
@@ -43,6 +44,7 @@ def _stdlib_dir() -> Path:
     return Path(sysconfig.get_paths()["stdlib"])
 
 
+@functools.lru_cache(maxsize=1)  # parsing the modules costs seconds; the text never changes
 def load_corpus() -> tuple[str, str, str]:
     """(code, prose, sha256 of both): source with docstrings kept, and the docstrings alone."""
     code_parts, prose_parts = [], []
