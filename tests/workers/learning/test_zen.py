@@ -208,3 +208,19 @@ def test_config_rejects_bad_values():
         ZenFewShotBenchmark({"k": 0})
     with pytest.raises(Exception, match="sha256_H"):
         ZenFewShotBenchmark({"sha256_H": "xyz"})
+
+
+def test_pinned_release_hashes_are_well_formed_and_match_the_shared_copies():
+    import re
+
+    from workers.benchmarks.zen_fewshot.data import KNOWN_SHA256, PAPER_DATASETS
+
+    for name, pins in KNOWN_SHA256.items():
+        assert name in PAPER_DATASETS and set(pins) <= set("HXY")
+        assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in pins.values())
+    shared = shared_data_dir()
+    if shared is None or not (shared / "zen" / "zoo").is_dir():
+        pytest.skip("shared ZEN data not present")
+    for name in ("zoo", "senate-committees"):
+        for f in "HXY":
+            assert sha256_file(shared / "zen" / name / f"{f}.pt") == KNOWN_SHA256[name][f]
