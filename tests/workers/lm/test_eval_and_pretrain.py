@@ -204,3 +204,24 @@ def test_train_cli_writes_a_loadable_model(tmp_path, capsys):
     assert '"final_val_ppl"' in out.out
     assert AutoModelForCausalLM.from_pretrained(tmp_path / "m").config.hidden_size == 16
     assert main(["--out", str(tmp_path / "x"), "--hidden-size", "5"]) == 2
+
+
+def test_whitespace_continuation_merged_into_the_context_is_still_scored(model_tok):
+    model, tok = model_tok
+    context, continuation = "a = 1\n", " " * 8
+    whole = tok(context + continuation, add_special_tokens=False)["input_ids"]
+    ctx_ids = tok(context, add_special_tokens=False)["input_ids"]
+    assert len(whole) <= len(ctx_ids)  # this tokenizer merges "\n" + indentation into one token
+    ((ll, _),) = loglikelihood(model, tok, [(context, continuation)])
+    cont = tok(continuation, add_special_tokens=False)["input_ids"]
+    ids = [tok.bos_token_id] + ctx_ids + cont
+    with torch.no_grad():
+        lp = F.log_softmax(model(input_ids=torch.tensor([ids[:-1]])).logits[0], -1)
+    expected = sum(lp[len(ctx_ids) + i, t].item() for i, t in enumerate(cont))
+    assert ll < 0 and ll == pytest.approx(expected, abs=1e-4)
+
+
+def test_continuation_task_skips_whitespace_only_spans():
+    docs = [("x = 1\n" + " " * 80 + "y = 2\n") * 20 for _ in range(4)]
+    for it in generate_task("continuation", docs, 20, seed=3):
+        assert all(ch.strip() for ch in it.choices)

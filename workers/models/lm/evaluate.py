@@ -76,7 +76,11 @@ def _split_pair(tokenizer, context: str, continuation: str) -> tuple[list[int], 
         context = context[:-n_spaces]
     whole = tokenizer(context + continuation, add_special_tokens=False)["input_ids"]
     ctx = tokenizer(context, add_special_tokens=False)["input_ids"]
-    return whole[: len(ctx)], whole[len(ctx) :]
+    if len(whole) > len(ctx):
+        return whole[: len(ctx)], whole[len(ctx) :]
+    # BPE merged the whole continuation into the context's last tokens (e.g. "\n" + spaces):
+    # the joint split leaves nothing to score, so encode the two parts separately
+    return ctx, tokenizer(continuation, add_special_tokens=False)["input_ids"]
 
 
 @torch.no_grad()

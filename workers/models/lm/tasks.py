@@ -91,12 +91,14 @@ def continuation_task(
         while cut > context_chars and not doc[cut - 1].isspace():
             cut -= 1  # cut at a word boundary so the gold span starts a token, like the distractors
         gold_span = doc[cut : cut + span_chars]
+        if not gold_span.strip():
+            continue  # a run of indentation says nothing about the model: not a question
         distractors = set()
         while len(distractors) < n_choices - 1:
             other = rng.choice(long_docs)
             j = rng.randrange(0, len(other) - span_chars)
             span = other[j : j + span_chars]
-            if span != gold_span:
+            if span != gold_span and span.strip():
                 distractors.add(span)
         choices = list(distractors)
         rng.shuffle(choices)
