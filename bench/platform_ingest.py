@@ -1,4 +1,5 @@
-"""Metric ingestion throughput: Crucible's RunContext (buffered, batched writes plus events)
+"""Metric ingestion throughput (the short version; bench/ingest_compare.py adds MLflow, COPY and
+websocket fan-out): Crucible's RunContext (buffered, batched writes plus events)
 against a raw bulk insert of the same rows into the same database, side by side in one run.
 
     .venv/bin/python -m bench.platform_ingest --points 200000            # embedded (SQLite)
@@ -47,7 +48,11 @@ def main() -> None:
     WorkerPool.objects.filter(name="default").update(paused=True)
 
     def new_run() -> Run:
-        return run_submit(user=user, benchmark="probe", method="probe_fast")
+        # Marked running as a worker's claim would: the context writes only for the running attempt.
+        run = run_submit(user=user, benchmark="probe", method="probe_fast")
+        Run.objects.filter(pk=run.pk).update(status="running")
+        run.refresh_from_db()
+        return run
 
     steps = args.points // args.keys
     keys = [f"m{i}" for i in range(args.keys)]
