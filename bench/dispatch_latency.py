@@ -42,7 +42,9 @@ from bench.platform_common import (
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--steps", type=int, default=1, help="metric points per (trivial) run")
     args = p.parse_args()
@@ -83,7 +85,10 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
     from apps.runs.models import Run
 
     def up() -> bool:
-        return requests.get(f"{url}/healthz", timeout=1).ok and Worker.objects.filter(stopped_at__isnull=True).exists()
+        return (
+            requests.get(f"{url}/healthz", timeout=1).ok
+            and Worker.objects.filter(stopped_at__isnull=True).exists()
+        )
 
     await sync_to_async(wait_for)(up, 180, "daphne and the worker")
     session = requests.Session()
@@ -91,17 +96,23 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
     body = {"benchmark": "probe", "method": "probe_fast", "benchmark_config": {"steps": args.steps}}
     # Warm-up (first request imports, first task forks): not counted.
     for seed in range(3):
-        session.post(f"{url}/api/runs/", json={**body, "seed": 10_000 + seed}, timeout=60).raise_for_status()
+        session.post(
+            f"{url}/api/runs/", json={**body, "seed": 10_000 + seed}, timeout=60
+        ).raise_for_status()
     await asyncio.sleep(3)
 
     api_ms, dispatch_ms, pickup_ms, wake_ms, board_ms = [], [], [], [], []
     ws_url = url.replace("http", "ws") + "/ws/leaderboards/probe/"
-    async with websockets.connect(ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url}) as ws:
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url}
+    ) as ws:
         first = json.loads(await ws.recv())
         assert first["type"] == "leaderboard.version", first
         for seed in range(args.runs):
             t0 = time.time()
-            response = await asyncio.to_thread(session.post, f"{url}/api/runs/", json={**body, "seed": seed}, timeout=60)
+            response = await asyncio.to_thread(
+                session.post, f"{url}/api/runs/", json={**body, "seed": seed}, timeout=60
+            )
             t_return = time.time()
             response.raise_for_status()
             run_id = response.json()["id"]
@@ -111,12 +122,18 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
                 if msg["type"] != "leaderboard.changed":
                     continue
                 t_wake = time.time()
-                run = await sync_to_async(Run.objects.values("status", "dispatched_at", "started_at", "finished_at").get)(pk=run_id)
+                run = await sync_to_async(
+                    Run.objects.values("status", "dispatched_at", "started_at", "finished_at").get
+                )(pk=run_id)
                 if run["status"] == "succeeded":
                     break
-            board = (await asyncio.to_thread(session.get, f"{url}/api/leaderboards/probe/", timeout=60)).json()
+            board = (
+                await asyncio.to_thread(session.get, f"{url}/api/leaderboards/probe/", timeout=60)
+            ).json()
             t_board = time.time()
-            assert any(r["last_run"] >= run_id for r in board["rows"]), "the refreshed board misses the run"
+            assert any(r["last_run"] >= run_id for r in board["rows"]), (
+                "the refreshed board misses the run"
+            )
             api_ms.append(1000 * (t_return - t0))
             dispatch_ms.append(1000 * (run["started_at"].timestamp() - t_return))
             pickup_ms.append(1000 * (run["started_at"] - run["dispatched_at"]).total_seconds())
@@ -124,7 +141,9 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
             board_ms.append(1000 * (t_board - run["finished_at"].timestamp()))
 
     print(machine_line())
-    print(f"{args.runs} runs, one at a time, one idle worker process, probe benchmark with {args.steps} step(s)")
+    print(
+        f"{args.runs} runs, one at a time, one idle worker process, probe benchmark with {args.steps} step(s)"
+    )
     print("| interval | p50 (ms) | p99 (ms) | max (ms) | target |")
     print("|---|---|---|---|---|")
     for label, values, target in (
@@ -134,7 +153,9 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
         ("run finished -> leaderboard.changed at the websocket client", wake_ms, ""),
         ("run finished -> refreshed leaderboard fetched by the client", board_ms, "p50 < 200 ms"),
     ):
-        print(f"| {label} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} | {max(values):.1f} | {target} |")
+        print(
+            f"| {label} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} | {max(values):.1f} | {target} |"
+        )
     return 0
 
 

@@ -61,7 +61,11 @@ def crucible_runcontext(new_run, args, flush_each_batch: bool) -> tuple[float, i
             ctx.flush()
     ctx.flush()
     seconds = time.perf_counter() - start
-    return seconds, MetricPoint.objects.filter(run=run).count(), RunEvent.objects.filter(run=run, kind="metrics").count()
+    return (
+        seconds,
+        MetricPoint.objects.filter(run=run).count(),
+        RunEvent.objects.filter(run=run, kind="metrics").count(),
+    )
 
 
 def raw_bulk_create(new_run, args) -> tuple[float, int]:
@@ -69,8 +73,12 @@ def raw_bulk_create(new_run, args) -> tuple[float, int]:
 
     run = new_run()
     start = time.perf_counter()
-    rows = [MetricPoint(run_id=run.pk, key=k, step=s, value=v)
-            for batch in steps_in_batches(args.points, args.keys, args.batch) for s, vals in batch for k, v in vals.items()]
+    rows = [
+        MetricPoint(run_id=run.pk, key=k, step=s, value=v)
+        for batch in steps_in_batches(args.points, args.keys, args.batch)
+        for s, vals in batch
+        for k, v in vals.items()
+    ]
     MetricPoint.objects.bulk_create(rows, batch_size=5000)
     return time.perf_counter() - start, MetricPoint.objects.filter(run=run).count()
 
@@ -106,14 +114,34 @@ def mlflow_paths(args, log_dir: Path) -> dict[str, tuple[float, int]]:
         print(f"MLflow virtualenv {args.mlflow_venv} not found: skipping MLflow")
         return {}
     plain = "postgres://postgres@127.0.0.1:5432/crucible_bench_mlflow"
-    db = plain.replace("postgres://", "postgresql+psycopg2://")  # the driver installed in MLflow's venv
+    db = plain.replace(
+        "postgres://", "postgresql+psycopg2://"
+    )  # the driver installed in MLflow's venv
     recreate_database(plain)
     port = free_port()
     artifacts = tempfile.mkdtemp(prefix="mlflow-artifacts-")
     server = subprocess.Popen(
-        [str(python), "-m", "mlflow", "server", "--backend-store-uri", db, "--default-artifact-root", artifacts,
-         "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.mlflow_workers)],
-        cwd=ROOT, start_new_session=True, stdout=open(log_dir / "mlflow-server.log", "wb"), stderr=subprocess.STDOUT)
+        [
+            str(python),
+            "-m",
+            "mlflow",
+            "server",
+            "--backend-store-uri",
+            db,
+            "--default-artifact-root",
+            artifacts,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(args.mlflow_workers),
+        ],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=open(log_dir / "mlflow-server.log", "wb"),
+        stderr=subprocess.STDOUT,
+    )
     out: dict[str, tuple[float, int]] = {}
     try:
         import requests
@@ -124,14 +152,32 @@ def mlflow_paths(args, log_dir: Path) -> dict[str, tuple[float, int]]:
             return requests.get(f"http://127.0.0.1:{port}/health", timeout=1).ok
 
         wait_for(up, 300, "mlflow server")
-        for label, uri in (("MLflow log_batch via mlflow server (REST)", f"http://127.0.0.1:{port}"),
-                           ("MLflow log_batch, SQL store directly", db)):
-            result = subprocess.run([str(python), str(ROOT / "bench" / "mlflow_driver.py"), "--uri", uri,
-                                     "--points", str(args.points), "--keys", str(args.keys), "--batch", str(args.batch)],
-                                    capture_output=True, text=True, check=True)
+        for label, uri in (
+            ("MLflow log_batch via mlflow server (REST)", f"http://127.0.0.1:{port}"),
+            ("MLflow log_batch, SQL store directly", db),
+        ):
+            result = subprocess.run(
+                [
+                    str(python),
+                    str(ROOT / "bench" / "mlflow_driver.py"),
+                    "--uri",
+                    uri,
+                    "--points",
+                    str(args.points),
+                    "--keys",
+                    str(args.keys),
+                    "--batch",
+                    str(args.batch),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             info = json.loads(result.stdout.strip().splitlines()[-1])
             with psycopg.connect(plain) as conn:
-                stored = conn.execute("SELECT count(*) FROM metrics WHERE run_uuid = %s", [info["run_id"]]).fetchone()[0]
+                stored = conn.execute(
+                    "SELECT count(*) FROM metrics WHERE run_uuid = %s", [info["run_id"]]
+                ).fetchone()[0]
             out[label] = (info["seconds"], stored)
     finally:
         stop([server])
@@ -150,15 +196,18 @@ def websocket_fanout(new_run, args, env, log_dir: Path) -> tuple[float, int, int
     port = free_port()
     daphne = start_daphne(env, port, log_dir)
     try:
-        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok, 120, "daphne")
+        wait_for(
+            lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok, 120, "daphne"
+        )
         run = new_run()
         expected = (args.points // args.keys) * args.keys
         got = [dict() for _ in range(args.ws_clients)]
 
         async def subscriber(i: int, ready: asyncio.Event, counter: list[int]) -> None:
             url = f"ws://127.0.0.1:{port}/ws/runs/{run.pk}/?after=0"
-            async with websockets.connect(url, additional_headers={"Origin": f"http://127.0.0.1:{port}"},
-                                          max_size=None) as ws:
+            async with websockets.connect(
+                url, additional_headers={"Origin": f"http://127.0.0.1:{port}"}, max_size=None
+            ) as ws:
                 counter[0] += 1
                 if counter[0] == args.ws_clients:
                     ready.set()
@@ -173,7 +222,9 @@ def websocket_fanout(new_run, args, env, log_dir: Path) -> tuple[float, int, int
 
         async def drive() -> float:
             ready, counter = asyncio.Event(), [0]
-            tasks = [asyncio.create_task(subscriber(i, ready, counter)) for i in range(args.ws_clients)]
+            tasks = [
+                asyncio.create_task(subscriber(i, ready, counter)) for i in range(args.ws_clients)
+            ]
             await asyncio.wait_for(ready.wait(), 60)
             await asyncio.sleep(0.5)  # every consumer has joined its group
 
@@ -199,13 +250,24 @@ def websocket_fanout(new_run, args, env, log_dir: Path) -> tuple[float, int, int
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--points", type=int, default=200_000)
     p.add_argument("--keys", type=int, default=4, help="metric keys per step")
-    p.add_argument("--batch", type=int, default=1000, help="points per client batch (MLflow's log_batch limit)")
+    p.add_argument(
+        "--batch", type=int, default=1000, help="points per client batch (MLflow's log_batch limit)"
+    )
     p.add_argument("--mlflow-venv", default=str(ROOT / "var" / "mlflow-venv"))
-    p.add_argument("--mlflow-workers", type=int, default=2, help="mlflow server worker processes (one per core)")
-    p.add_argument("--ws-clients", type=int, default=0, help="websocket subscribers (needs REDIS_URL)")
+    p.add_argument(
+        "--mlflow-workers",
+        type=int,
+        default=2,
+        help="mlflow server worker processes (one per core)",
+    )
+    p.add_argument(
+        "--ws-clients", type=int, default=0, help="websocket subscribers (needs REDIS_URL)"
+    )
     p.add_argument("--skip-mlflow", action="store_true")
     args = p.parse_args()
     url = require_scratch_postgres()
@@ -220,7 +282,9 @@ def main() -> None:
 
     print(machine_line())
     user = bench_user()
-    WorkerPool.objects.filter(name="default").update(paused=True)  # runs stay queued: nothing executes them
+    WorkerPool.objects.filter(name="default").update(
+        paused=True
+    )  # runs stay queued: nothing executes them
 
     def new_run():
         # Queued on a paused pool, then marked running as a worker's claim would: the context
@@ -237,9 +301,18 @@ def main() -> None:
     n = (args.points // args.keys) * args.keys
     rows: list[tuple[str, float, int, str]] = []
     s, stored, events = crucible_runcontext(new_run, args, flush_each_batch=False)
-    rows.append(("Crucible DjangoRunContext.log_metrics (buffered)", s, stored, f"{events} metric events"))
+    rows.append(
+        ("Crucible DjangoRunContext.log_metrics (buffered)", s, stored, f"{events} metric events")
+    )
     s, stored, events = crucible_runcontext(new_run, args, flush_each_batch=True)
-    rows.append((f"Crucible DjangoRunContext, flush every {args.batch} points", s, stored, f"{events} metric events"))
+    rows.append(
+        (
+            f"Crucible DjangoRunContext, flush every {args.batch} points",
+            s,
+            stored,
+            f"{events} metric events",
+        )
+    )
     if not args.skip_mlflow:
         for label, (s, stored) in mlflow_paths(args, log_dir).items():
             rows.append((label, s, stored, f"{-(-n // args.batch)} log_batch calls"))
@@ -248,22 +321,32 @@ def main() -> None:
     s, stored = raw_copy(new_run, args)
     rows.append(("raw PostgreSQL COPY, same rows (physical floor)", s, stored, ""))
 
-    base = next(s for label, s, _, _ in rows if label.startswith("Crucible DjangoRunContext.log_metrics"))
+    base = next(
+        s for label, s, _, _ in rows if label.startswith("Crucible DjangoRunContext.log_metrics")
+    )
     mlflow_rest = next((s for label, s, _, _ in rows if "REST" in label), None)
-    print(f"{n} points, {args.keys} keys per step, batches of {args.batch}, {connection.vendor} "
-          f"{connection.cursor().connection.info.server_version}")
-    print("| path | seconds | points/s | stored / sent | x MLflow REST | time / Crucible buffered | notes |")
+    print(
+        f"{n} points, {args.keys} keys per step, batches of {args.batch}, {connection.vendor} "
+        f"{connection.cursor().connection.info.server_version}"
+    )
+    print(
+        "| path | seconds | points/s | stored / sent | x MLflow REST | time / Crucible buffered | notes |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, s, stored, note in rows:
         vs_mlflow = f"{mlflow_rest / s:.1f}" if mlflow_rest else "-"
-        print(f"| {label} | {s:.2f} | {n / s:,.0f} | {stored}/{n} | {vs_mlflow} | {s / base:.2f} | {note} |")
+        print(
+            f"| {label} | {s:.2f} | {n / s:,.0f} | {stored}/{n} | {vs_mlflow} | {s / base:.2f} | {note} |"
+        )
 
     if args.ws_clients:
         if not os.environ.get("REDIS_URL"):
             raise SystemExit("--ws-clients needs REDIS_URL (services profile)")
         s, complete, w = websocket_fanout(new_run, args, env, log_dir)
-        print(f"| websocket fan-out: RunContext -> {w} subscribers | {s:.2f} | {n / s:,.0f} per subscriber, "
-              f"{n * w / s:,.0f} delivered | {complete}/{w} subscribers got every point once | | | |")
+        print(
+            f"| websocket fan-out: RunContext -> {w} subscribers | {s:.2f} | {n / s:,.0f} per subscriber, "
+            f"{n * w / s:,.0f} delivered | {complete}/{w} subscribers got every point once | | | |"
+        )
     print(machine_line())
     sys.stdout.flush()
 

@@ -18,10 +18,15 @@ def value(step: int, key_index: int) -> float:
     return step * 0.001 + key_index
 
 
-def steps_in_batches(points: int, keys: int, batch: int) -> Iterator[list[tuple[int, dict[str, float]]]]:
+def steps_in_batches(
+    points: int, keys: int, batch: int
+) -> Iterator[list[tuple[int, dict[str, float]]]]:
     """Yield lists of (step, {key: value}); every list holds `batch` points (the last may hold fewer)."""
     names = metric_keys(keys)
     steps_per_batch = max(batch // keys, 1)
     total_steps = points // keys
     for first in range(0, total_steps, steps_per_batch):
-        yield [(s, {k: value(s, i) for i, k in enumerate(names)}) for s in range(first, min(first + steps_per_batch, total_steps))]
+        yield [
+            (s, {k: value(s, i) for i, k in enumerate(names)})
+            for s in range(first, min(first + steps_per_batch, total_steps))
+        ]

@@ -55,16 +55,41 @@ def generate(runs: int, seeds: int, metrics: int) -> None:
     start = time.perf_counter()
     for c in range(configs):
         method = methods[METHODS[c % len(METHODS)]]
-        bconf, mconf = {"steps": 20, "sleep": 0.0, "fail_at": -1, "artifact": False, "hidden_truth": False,
-                        "nan_metric": False}, {"rate": round(0.001 + c * 0.001, 6)}
+        bconf, mconf = (
+            {
+                "steps": 20,
+                "sleep": 0.0,
+                "fail_at": -1,
+                "artifact": False,
+                "hidden_truth": False,
+                "nan_metric": False,
+            },
+            {"rate": round(0.001 + c * 0.001, 6)},
+        )
         owner = user if rng.random() < 0.9 else other
         visibility = "public" if rng.random() < 0.9 else "team"
         h = config_hash(bconf, mconf, None)
         for seed in range(seeds):
-            batch.append(Run(owner=owner, team=teams[owner.pk], visibility=visibility, benchmark=bench, method=method,
-                             pool=pool, benchmark_config=bconf, method_config=mconf, config_hash=h, seed=seed,
-                             status="succeeded", started_at=now, finished_at=now, progress_done=20, progress_total=20,
-                             event_seq=3))
+            batch.append(
+                Run(
+                    owner=owner,
+                    team=teams[owner.pk],
+                    visibility=visibility,
+                    benchmark=bench,
+                    method=method,
+                    pool=pool,
+                    benchmark_config=bconf,
+                    method_config=mconf,
+                    config_hash=h,
+                    seed=seed,
+                    status="succeeded",
+                    started_at=now,
+                    finished_at=now,
+                    progress_done=20,
+                    progress_total=20,
+                    event_seq=3,
+                )
+            )
         if len(batch) >= 5000:
             Run.objects.bulk_create(batch)
             batch = []
@@ -74,14 +99,18 @@ def generate(runs: int, seeds: int, metrics: int) -> None:
         cursor.execute(
             f"INSERT INTO {SummaryMetric._meta.db_table} (run_id, benchmark_id, key, value) "
             "SELECT r.id, r.benchmark_id, k.key, random() FROM runs_run r CROSS JOIN unnest(%s::text[]) AS k(key)",
-            [keys])
+            [keys],
+        )
         cursor.execute(
             "UPDATE runs_run r SET summary = s.summary FROM (SELECT run_id, jsonb_object_agg(key, value) AS summary "
-            f"FROM {SummaryMetric._meta.db_table} GROUP BY run_id) s WHERE s.run_id = r.id")
+            f"FROM {SummaryMetric._meta.db_table} GROUP BY run_id) s WHERE s.run_id = r.id"
+        )
         cursor.execute("ANALYZE")
     _ = User
-    print(f"generated {Run.objects.count()} runs, {SummaryMetric.objects.count()} summary metrics "
-          f"in {time.perf_counter() - start:.0f} s")
+    print(
+        f"generated {Run.objects.count()} runs, {SummaryMetric.objects.count()} summary metrics "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
 
 
 def measure(client, url: str, repeat: int) -> tuple[list[float], int, int]:
@@ -108,7 +137,9 @@ def measure(client, url: str, repeat: int) -> tuple[list[float], int, int]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--runs", type=int, default=100_000)
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--metrics", type=int, default=10)
@@ -139,22 +170,32 @@ def main() -> None:
     client.force_login(user)
     print(machine_line())
     n_runs = Run.objects.count()
-    print(f"{n_runs} runs, {args.metrics} summary metrics each, {args.seeds} seeds per configuration, "
-          f"{n_runs // args.seeds} configurations on one benchmark; {args.repeat} timed requests each")
+    print(
+        f"{n_runs} runs, {args.metrics} summary metrics each, {args.seeds} seeds per configuration, "
+        f"{n_runs // args.seeds} configurations on one benchmark; {args.repeat} timed requests each"
+    )
     print("| request | p50 (ms) | p95 (ms) | SQL queries | response KiB |")
     print("|---|---|---|---|---|")
     for label, path in (
         ("leaderboard API, top 100 rows (default page)", "/api/leaderboards/probe/"),
-        ("leaderboard API, one method, sorted by score", "/api/leaderboards/probe/?method=probe_fast&sort=score"),
+        (
+            "leaderboard API, one method, sorted by score",
+            "/api/leaderboards/probe/?method=probe_fast&sort=score",
+        ),
         ("leaderboard API, all 10 columns", "/api/leaderboards/probe/?columns=all"),
         ("leaderboard page", "/benchmarks/probe/"),
         ("run list API, page 1 (50)", "/api/runs/"),
-        ("run list API, filtered benchmark+status, page 100", "/api/runs/?benchmark=probe&status=succeeded&page=100"),
+        (
+            "run list API, filtered benchmark+status, page 100",
+            "/api/runs/?benchmark=probe&status=succeeded&page=100",
+        ),
         ("run list page (200 rows)", "/runs/"),
     ):
         times, n_queries, size = measure(client, path, args.repeat)
-        print(f"| {label} `{path}` | {percentile(times, 0.5):.0f} | {percentile(times, 0.95):.0f} | {n_queries} | "
-              f"{size / 1024:.0f} |")
+        print(
+            f"| {label} `{path}` | {percentile(times, 0.5):.0f} | {percentile(times, 0.95):.0f} | {n_queries} | "
+            f"{size / 1024:.0f} |"
+        )
     print(machine_line())
 
 

@@ -85,9 +85,15 @@ def bench_zen(peak: dict, rows: list) -> None:
     bytes_moved = 2 * 4 * nnz * d * 8
     gbs = bytes_moved / s_zen / 1e9
     check = torch.allclose(dense(), prop.AX, atol=1e-9) if n <= 4000 else None
-    rows.append(("ZEN propagation (AX and AAX)", f"n={n}, m={m}, nnz={nnz}, d={d}, float64",
-                 f"{1000 * s_zen:.1f} ms", f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
-                 f"dense A@X (AX only): {1000 * s_dense:.1f} ms = {s_dense / s_zen:.1f}x slower; AX equal: {check}"))
+    rows.append(
+        (
+            "ZEN propagation (AX and AAX)",
+            f"n={n}, m={m}, nnz={nnz}, d={d}, float64",
+            f"{1000 * s_zen:.1f} ms",
+            f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
+            f"dense A@X (AX only): {1000 * s_dense:.1f} ms = {s_dense / s_zen:.1f}x slower; AX equal: {check}",
+        )
+    )
 
 
 def bench_nbl(peak: dict, rows: list) -> None:
@@ -96,7 +102,9 @@ def bench_nbl(peak: dict, rows: list) -> None:
     d, tokens = 768, 4096
     g = torch.Generator().manual_seed(0)
     X = torch.randn(tokens, d, generator=g)
-    Y = 0.3 * X @ torch.randn(d, d, generator=g) / d**0.5 + 0.1 * torch.randn(tokens, d, generator=g)
+    Y = 0.3 * X @ torch.randn(d, d, generator=g) / d**0.5 + 0.1 * torch.randn(
+        tokens, d, generator=g
+    )
     stats = LayerStats(d)
     s_update = timeit(lambda: stats.update(X, Y), repeat=3)
     flops = 3 * 2 * tokens * d * d  # X^T X, Y^T X, Y^T Y
@@ -105,11 +113,16 @@ def bench_nbl(peak: dict, rows: list) -> None:
     # Obvious baseline: materialise the centred covariances from all samples with numpy.cov
     Xn, Yn = X.double().numpy(), Y.double().numpy()
     s_cov = timeit(lambda: np.cov(np.concatenate([Xn, Yn], 1), rowvar=False), repeat=3)
-    rows.append(("NBL calibration: LayerStats.update", f"{tokens} tokens, d={d}, float64 Gram updates",
-                 f"{1000 * s_update:.0f} ms ({1e6 * s_update / tokens:.1f} us/token)",
-                 f"{gf:.1f} GFLOP/s ({100 * gf / peak['gflops_f64']:.0f}% of f64 matmul)",
-                 f"numpy.cov of [X Y] (2d x 2d): {1000 * s_cov:.0f} ms = {s_cov / s_update:.1f}x; "
-                 f"fit_lmmse + cca_bound per layer {1000 * s_fit:.0f} ms"))
+    rows.append(
+        (
+            "NBL calibration: LayerStats.update",
+            f"{tokens} tokens, d={d}, float64 Gram updates",
+            f"{1000 * s_update:.0f} ms ({1e6 * s_update / tokens:.1f} us/token)",
+            f"{gf:.1f} GFLOP/s ({100 * gf / peak['gflops_f64']:.0f}% of f64 matmul)",
+            f"numpy.cov of [X Y] (2d x 2d): {1000 * s_cov:.0f} ms = {s_cov / s_update:.1f}x; "
+            f"fit_lmmse + cca_bound per layer {1000 * s_fit:.0f} ms",
+        )
+    )
 
 
 def bench_sinkhorn(peak: dict, rows: list) -> None:
@@ -136,9 +149,15 @@ def bench_sinkhorn(peak: dict, rows: list) -> None:
     setup = timeit(lambda: np.exp(-(cost.numpy() - cost.numpy().min()) / 0.05), repeat=3)
     per_iter = max(s_np - setup, 1e-9) / iters
     gbs = 2 * k * s * 8 / per_iter / 1e9
-    rows.append(("Watermark Sinkhorn step", f"K {k} x {s} float64, {iters} iterations",
-                 f"{1e6 * per_iter:.0f} us / iteration", f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
-                 f"plain torch loop: {1000 * s_torch:.0f} ms vs {1000 * s_np:.0f} ms = {s_torch / s_np:.2f}x"))
+    rows.append(
+        (
+            "Watermark Sinkhorn step",
+            f"K {k} x {s} float64, {iters} iterations",
+            f"{1e6 * per_iter:.0f} us / iteration",
+            f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
+            f"plain torch loop: {1000 * s_torch:.0f} ms vs {1000 * s_np:.0f} ms = {s_torch / s_np:.2f}x",
+        )
+    )
 
 
 def bench_tree(peak: dict, rows: list) -> None:
@@ -165,21 +184,34 @@ def bench_tree(peak: dict, rows: list) -> None:
     # pass plus softmax and backward (~3x forward): a lower bound on traffic.
     traffic = 3 * (2 * depth + 4) * n * 2**depth * 4
     gbs = traffic / s_step / 1e9
-    s_cart = timeit(lambda: DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X.numpy(), y.numpy()), repeat=3)
-    rows.append(("Oblique tree: one soft-objective step (fwd+bwd+AdamW)", f"n={n}, p={p}, depth {depth}, {classes} classes",
-                 f"{1000 * s_step:.1f} ms", f">= {gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
-                 f"sklearn CART fit (whole tree): {1000 * s_cart:.1f} ms = {s_cart / s_step:.1f} steps"))
+    s_cart = timeit(
+        lambda: DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X.numpy(), y.numpy()),
+        repeat=3,
+    )
+    rows.append(
+        (
+            "Oblique tree: one soft-objective step (fwd+bwd+AdamW)",
+            f"n={n}, p={p}, depth {depth}, {classes} classes",
+            f"{1000 * s_step:.1f} ms",
+            f">= {gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
+            f"sklearn CART fit (whole tree): {1000 * s_cart:.1f} ms = {s_cart / s_step:.1f} steps",
+        )
+    )
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     print(machine_line() + f", torch {torch.__version__} with {torch.get_num_threads()} threads")
     peak = peaks()
-    print(f"measured peaks: matmul {peak['gflops_f32']:.1f} GFLOP/s f32, {peak['gflops_f64']:.1f} GFLOP/s f64; "
-          f"copy {peak['copy_gbs']:.1f} GB/s (read + write)")
+    print(
+        f"measured peaks: matmul {peak['gflops_f32']:.1f} GFLOP/s f32, {peak['gflops_f64']:.1f} GFLOP/s f64; "
+        f"copy {peak['copy_gbs']:.1f} GB/s (read + write)"
+    )
     rows: list = []
     for fn in (bench_zen, bench_nbl, bench_sinkhorn, bench_tree):
         fn(peak, rows)

@@ -21,10 +21,14 @@ from ingest_generator import steps_in_batches  # noqa: E402
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--uri", required=True, help="tracking URI: the server's http URL or the database URL")
+    p.add_argument(
+        "--uri", required=True, help="tracking URI: the server's http URL or the database URL"
+    )
     p.add_argument("--points", type=int, default=200_000)
     p.add_argument("--keys", type=int, default=4)
-    p.add_argument("--batch", type=int, default=1000, help="metrics per log_batch call (MLflow allows 1000)")
+    p.add_argument(
+        "--batch", type=int, default=1000, help="metrics per log_batch call (MLflow allows 1000)"
+    )
     p.add_argument("--experiment", default="ingest-bench")
     args = p.parse_args()
 
@@ -40,7 +44,11 @@ def main() -> None:
     start = time.perf_counter()
     calls = 0
     for batch in steps_in_batches(args.points, args.keys, args.batch):
-        metrics = [Metric(key, val, timestamp, step) for step, values in batch for key, val in values.items()]
+        metrics = [
+            Metric(key, val, timestamp, step)
+            for step, values in batch
+            for key, val in values.items()
+        ]
         client.log_batch(run_id, metrics=metrics)
         calls += 1
     elapsed = time.perf_counter() - start

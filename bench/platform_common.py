@@ -26,7 +26,9 @@ def require_scratch_postgres(var: str = "DATABASE_URL") -> str:
     if not url.startswith("postgres") or parsed.hostname not in ("127.0.0.1", "localhost", "::1"):
         raise SystemExit(f"{var} must be a loopback PostgreSQL URL")
     if not parsed.path.lstrip("/").startswith("crucible_bench"):
-        raise SystemExit(f"{var} must name a scratch database crucible_bench*: it is dropped and recreated")
+        raise SystemExit(
+            f"{var} must name a scratch database crucible_bench*: it is dropped and recreated"
+        )
     return url
 
 
@@ -42,9 +44,13 @@ def recreate_database(url: str) -> None:
 
 
 def bench_env(var_dir: str) -> dict[str, str]:
-    env = {**os.environ, "CRUCIBLE_PLUGIN_MODULES": os.environ.get("CRUCIBLE_PLUGIN_MODULES", PLUGINS),
-           "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-           "CRUCIBLE_VAR_DIR": os.environ.get("CRUCIBLE_VAR_DIR", var_dir)}
+    env = {
+        **os.environ,
+        "CRUCIBLE_PLUGIN_MODULES": os.environ.get("CRUCIBLE_PLUGIN_MODULES", PLUGINS),
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        "CRUCIBLE_VAR_DIR": os.environ.get("CRUCIBLE_VAR_DIR", var_dir),
+    }
     os.environ.update(env)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crucible.settings")
     return env
@@ -65,25 +71,59 @@ def bench_user(username: str = "bench", runs_quota: int = 1_000_000):
     from apps.accounts.models import Team, User
     from apps.accounts.services import user_create
 
-    user = User.objects.filter(username=username).first() or user_create(username=username, password="bench-password-1")
+    user = User.objects.filter(username=username).first() or user_create(
+        username=username, password="bench-password-1"
+    )
     from apps.runs.services import _owner_team
 
     _owner_team(user)  # the personal team exists before anything is timed
-    Team.objects.filter(memberships__user=user).update(max_concurrent_runs=runs_quota, max_runs_per_day=runs_quota)
+    Team.objects.filter(memberships__user=user).update(
+        max_concurrent_runs=runs_quota, max_runs_per_day=runs_quota
+    )
     return user
 
 
 def start_daphne(env: dict[str, str], port: int, log_dir: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                             "crucible.asgi:application"], cwd=ROOT, env=env, start_new_session=True,
-                            stdout=open(log_dir / "daphne.log", "wb"), stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "crucible.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=open(log_dir / "daphne.log", "wb"),
+        stderr=subprocess.STDOUT,
+    )
 
 
-def start_worker(env: dict[str, str], index: int, log_dir: Path, pool: str = "default") -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "manage.py", "crucible_worker", "--pool", pool, "--hostname",
-                             f"bench{index}@bench", "--concurrency", "1"], cwd=ROOT, env=env,
-                            start_new_session=True, stdout=open(log_dir / f"worker{index}.log", "wb"),
-                            stderr=subprocess.STDOUT)
+def start_worker(
+    env: dict[str, str], index: int, log_dir: Path, pool: str = "default"
+) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "crucible_worker",
+            "--pool",
+            pool,
+            "--hostname",
+            f"bench{index}@bench",
+            "--concurrency",
+            "1",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=open(log_dir / f"worker{index}.log", "wb"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 def stop(procs: list[subprocess.Popen]) -> None:
@@ -117,8 +157,10 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.3) -> Non
 
 def machine_line() -> str:
     load = os.getloadavg()
-    return (f"machine: {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-            f"Python {platform.python_version()}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return (
+        f"machine: {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -42,15 +42,30 @@ def one(workers: int, runs: int, steps: int, env: dict, log_dir: Path) -> tuple[
     pool_pause(pool=pool)  # queue everything first, release at once
     procs = [start_worker(env, i, log_dir) for i in range(workers)]
     try:
-        wait_for(lambda: Worker.objects.filter(stopped_at__isnull=True).count() >= workers, 180, "workers")
+        wait_for(
+            lambda: Worker.objects.filter(stopped_at__isnull=True).count() >= workers,
+            180,
+            "workers",
+        )
         time.sleep(2)
-        sweep = sweep_submit(user=bench_user(), benchmark="probe", method="probe_fast", seeds=list(range(runs)),
-                             benchmark_config={"steps": steps})
+        sweep = sweep_submit(
+            user=bench_user(),
+            benchmark="probe",
+            method="probe_fast",
+            seeds=list(range(runs)),
+            benchmark_config={"steps": steps},
+        )
         pool_resume(pool=WorkerPool.objects.get(pk=pool.pk))
         ids = list(sweep.runs.values_list("pk", flat=True))
-        wait_for(lambda: Run.objects.filter(pk__in=ids, status="succeeded").count() == runs, 1200, "all runs",
-                 interval=0.5)
-        span = Run.objects.filter(pk__in=ids).aggregate(first=Min("started_at"), last=Max("finished_at"))
+        wait_for(
+            lambda: Run.objects.filter(pk__in=ids, status="succeeded").count() == runs,
+            1200,
+            "all runs",
+            interval=0.5,
+        )
+        span = Run.objects.filter(pk__in=ids).aggregate(
+            first=Min("started_at"), last=Max("finished_at")
+        )
         seconds = (span["last"] - span["first"]).total_seconds()
         executions = Run.objects.filter(pk__in=ids, attempt=1).count()
         return seconds, executions
@@ -59,7 +74,9 @@ def one(workers: int, runs: int, steps: int, env: dict, log_dir: Path) -> tuple[
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--steps", type=int, default=1)
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
@@ -81,12 +98,18 @@ def main() -> int:
         results.append((w, seconds, executions))
         print(f"  {w} worker(s): {args.runs} runs in {seconds:.1f} s", flush=True)
     base = args.runs / results[0][1]
-    print(f"{args.runs} trivial runs (probe, {args.steps} step) per configuration, queued before release")
-    print("| worker processes | seconds (first claim -> last finish) | runs/s | speed-up vs 1 | efficiency | single attempt |")
+    print(
+        f"{args.runs} trivial runs (probe, {args.steps} step) per configuration, queued before release"
+    )
+    print(
+        "| worker processes | seconds (first claim -> last finish) | runs/s | speed-up vs 1 | efficiency | single attempt |"
+    )
     print("|---|---|---|---|---|---|")
     for w, seconds, executions in results:
         rate = args.runs / seconds
-        print(f"| {w} | {seconds:.1f} | {rate:.1f} | {rate / base:.2f} | {rate / base / w:.0%} | {executions}/{args.runs} |")
+        print(
+            f"| {w} | {seconds:.1f} | {rate:.1f} | {rate / base:.2f} | {rate / base / w:.0%} | {executions}/{args.runs} |"
+        )
     print(machine_line())
     return 0
 

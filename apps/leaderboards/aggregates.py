@@ -20,7 +20,16 @@ from apps.runs.models import Run, RunStatus, SummaryMetric
 # exists even where the sort metric is missing, and lets a board rank and count its rows from
 # two cells per row instead of every metric's. Summary keys are never empty.
 ROW_KEY = ""
-KEY = ("benchmark_id", "method_id", "model_pk", "config_hash", "key", "visibility", "team_pk", "owner_pk")
+KEY = (
+    "benchmark_id",
+    "method_id",
+    "model_pk",
+    "config_hash",
+    "key",
+    "visibility",
+    "team_pk",
+    "owner_pk",
+)
 SUMS = ("n", "n_values", "total", "total_sq")
 
 
@@ -30,8 +39,12 @@ def cells_lock(benchmark_id: int) -> bool:
     # A benchmark's first board starts fresh (and empty) if no summary row exists yet: every
     # writer of summary rows passes through here first, so none can be missed.
     state, _ = BoardState.objects.get_or_create(
-        benchmark_id=benchmark_id, defaults={"stale": SummaryMetric.objects.filter(benchmark_id=benchmark_id).exists()})
-    return not BoardState.objects.select_for_update().values_list("stale", flat=True).get(pk=state.pk)
+        benchmark_id=benchmark_id,
+        defaults={"stale": SummaryMetric.objects.filter(benchmark_id=benchmark_id).exists()},
+    )
+    return (
+        not BoardState.objects.select_for_update().values_list("stale", flat=True).get(pk=state.pk)
+    )
 
 
 def cells_add(run: Run, summary: dict[str, float | None]) -> None:
@@ -45,21 +58,36 @@ def cells_add(run: Run, summary: dict[str, float | None]) -> None:
     values = [(*base, ROW_KEY, *bucket, 1, 1, 0.0, 0.0, run.pk)]
     for key, value in summary.items():
         present = value is not None
-        values.append((*base, key, *bucket, 1, int(present), value if present else 0.0,
-                       value * value if present else 0.0, run.pk))
+        values.append(
+            (
+                *base,
+                key,
+                *bucket,
+                1,
+                int(present),
+                value if present else 0.0,
+                value * value if present else 0.0,
+                run.pk,
+            )
+        )
     row = "(" + ", ".join(["%s"] * len(columns)) + ")"
     updates = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in SUMS)
-    sql = (f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(values))} "
-           f"ON CONFLICT ({', '.join(KEY)}) DO UPDATE SET {updates}, last_run = CASE WHEN excluded.last_run > "
-           f"{table}.last_run THEN excluded.last_run ELSE {table}.last_run END")
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(values))} "
+        f"ON CONFLICT ({', '.join(KEY)}) DO UPDATE SET {updates}, last_run = CASE WHEN excluded.last_run > "
+        f"{table}.last_run THEN excluded.last_run ELSE {table}.last_run END"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [v for row_values in values for v in row_values])
 
 
 def aggregates_rebuild(benchmark_id: int | None = None) -> None:
     """Recompute the cells of one benchmark (or all) from the SummaryMetric rows, in SQL."""
-    ids = [benchmark_id] if benchmark_id is not None else list(
-        SummaryMetric.objects.values_list("benchmark_id", flat=True).distinct())
+    ids = (
+        [benchmark_id]
+        if benchmark_id is not None
+        else list(SummaryMetric.objects.values_list("benchmark_id", flat=True).distinct())
+    )
     for bid in ids:
         _rebuild_one(bid)
 
@@ -93,7 +121,9 @@ def _rebuild_one(benchmark_id: int) -> None:
         cursor.execute(sql, [benchmark_id, RunStatus.SUCCEEDED, False])
         cursor.execute(rows_sql, [ROW_KEY, benchmark_id, RunStatus.SUCCEEDED, False])
         if connection.vendor == "postgresql":
-            cursor.execute(f"ANALYZE {cells}")  # fresh statistics: the planner then hashes, not sorts
+            cursor.execute(
+                f"ANALYZE {cells}"
+            )  # fresh statistics: the planner then hashes, not sorts
     BoardState.objects.filter(pk=state.pk).update(stale=False, rebuilt_at=timezone.now())
 
 

@@ -23,7 +23,9 @@ class BoardCell(models.Model):
     visibility = models.CharField(max_length=10)
     team_pk = models.BigIntegerField(default=0)
     owner_pk = models.BigIntegerField(default=0)
-    n = models.BigIntegerField(default=0, help_text="summary rows, null values included (the board's n)")
+    n = models.BigIntegerField(
+        default=0, help_text="summary rows, null values included (the board's n)"
+    )
     n_values = models.BigIntegerField(default=0, help_text="non-null values")
     total = models.FloatField(default=0.0)
     total_sq = models.FloatField(default=0.0)
@@ -32,11 +34,23 @@ class BoardCell(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["benchmark", "method", "model_pk", "config_hash", "key", "visibility", "team_pk", "owner_pk"],
+                fields=[
+                    "benchmark",
+                    "method",
+                    "model_pk",
+                    "config_hash",
+                    "key",
+                    "visibility",
+                    "team_pk",
+                    "owner_pk",
+                ],
                 name="board_cell_unique",
             )
         ]
-        indexes = [models.Index(fields=["benchmark", "key"]), models.Index(fields=["benchmark", "config_hash"])]
+        indexes = [
+            models.Index(fields=["benchmark", "key"]),
+            models.Index(fields=["benchmark", "config_hash"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.benchmark_id}/{self.method_id}/{self.config_hash}/{self.key}"
@@ -46,7 +60,9 @@ class BoardState(models.Model):
     """One per benchmark: `stale` means the cells must be rebuilt before they are read. Its row
     lock also orders a rebuild against concurrent increments (aggregates.py)."""
 
-    benchmark = models.OneToOneField("catalog.Benchmark", on_delete=models.CASCADE, related_name="+")
+    benchmark = models.OneToOneField(
+        "catalog.Benchmark", on_delete=models.CASCADE, related_name="+"
+    )
     stale = models.BooleanField(default=True)
     rebuilt_at = models.DateTimeField(null=True, blank=True)
 

@@ -32,9 +32,18 @@ def cells_visible_q(user) -> Q:
     return q
 
 
-def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = None,
-                models: list[str] | None = None, sort: str | None = None, descending: bool | None = None,
-                all_columns: bool = False, limit: int | None = DEFAULT_LIMIT, offset: int = 0) -> dict[str, Any]:
+def leaderboard(
+    *,
+    benchmark: Benchmark,
+    user=None,
+    methods: list[str] | None = None,
+    models: list[str] | None = None,
+    sort: str | None = None,
+    descending: bool | None = None,
+    all_columns: bool = False,
+    limit: int | None = DEFAULT_LIMIT,
+    offset: int = 0,
+) -> dict[str, Any]:
     """Rows = (method, model, configuration); each metric as mean, 95% CI half-width, n seeds.
     `all_columns` adds every other summary key the runs logged (e.g. per-task scores), after
     the declared metrics and without a direction. `limit`/`offset` page through the ranked rows
@@ -48,8 +57,19 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
     if models:
         cells = cells.filter(model_pk__in=ModelEntry.objects.filter(name__in=models).values("pk"))
     if all_columns:
-        extra = sorted(set(cells.values_list("key", flat=True).distinct()) - set(metric_names) - {ROW_KEY})
-        metrics += [{"name": k, "goal": None, "unit": "", "primary": False, "description": "logged by the runs"} for k in extra]
+        extra = sorted(
+            set(cells.values_list("key", flat=True).distinct()) - set(metric_names) - {ROW_KEY}
+        )
+        metrics += [
+            {
+                "name": k,
+                "goal": None,
+                "unit": "",
+                "primary": False,
+                "description": "logged by the runs",
+            }
+            for k in extra
+        ]
         metric_names += extra
 
     primary = benchmark.primary_metric.get("name") if metrics else None
@@ -63,25 +83,43 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
     groups = (
         cells.filter(key__in=[ROW_KEY, sort])
         .values("method_id", "model_pk", "config_hash")
-        .annotate(sort_total=Sum("total", filter=Q(key=sort)), sort_nv=Sum("n_values", filter=Q(key=sort)))
+        .annotate(
+            sort_total=Sum("total", filter=Q(key=sort)), sort_nv=Sum("n_values", filter=Q(key=sort))
+        )
         .annotate(sort_mean=Cast(F("sort_total"), FloatField()) / NullIf(F("sort_nv"), 0))
     )
-    mean_order = F("sort_mean").desc(nulls_last=True) if descending else F("sort_mean").asc(nulls_last=True)
+    mean_order = (
+        F("sort_mean").desc(nulls_last=True) if descending else F("sort_mean").asc(nulls_last=True)
+    )
     groups = groups.order_by(mean_order, "method_id", "model_pk", "config_hash")
-    total_rows = (cells.filter(key=ROW_KEY).values("method_id", "model_pk", "config_hash").distinct().count()
-                  if (limit is not None or offset) else None)
-    page = list(groups[offset:offset + limit] if limit is not None else groups[offset:])
+    total_rows = (
+        cells.filter(key=ROW_KEY).values("method_id", "model_pk", "config_hash").distinct().count()
+        if (limit is not None or offset)
+        else None
+    )
+    page = list(groups[offset : offset + limit] if limit is not None else groups[offset:])
     if total_rows is None:
         total_rows = len(page)
 
     # 2. Every metric of the rows on this page, summed over the visible buckets.
     hashes = {g["config_hash"] for g in page}
     agg = (
-        cells.filter(config_hash__in=hashes).exclude(key=ROW_KEY)
-        .values("method_id", "method__name", "model_pk", "config_hash", "key")
-        .annotate(n_sum=Sum("n"), nv=Sum("n_values"), t=Sum("total"), tsq=Sum("total_sq"), last=Max("last_run"))
-        .order_by()
-    ) if page else []
+        (
+            cells.filter(config_hash__in=hashes)
+            .exclude(key=ROW_KEY)
+            .values("method_id", "method__name", "model_pk", "config_hash", "key")
+            .annotate(
+                n_sum=Sum("n"),
+                nv=Sum("n_values"),
+                t=Sum("total"),
+                tsq=Sum("total_sq"),
+                last=Max("last_run"),
+            )
+            .order_by()
+        )
+        if page
+        else []
+    )
     by_row: dict[tuple, dict[str, dict]] = {}
     last_run: dict[tuple, int] = {}
     method_names: dict[int, str] = {}
@@ -90,28 +128,51 @@ def leaderboard(*, benchmark: Benchmark, user=None, methods: list[str] | None = 
         method_names[a["method_id"]] = a["method__name"]
         mean = a["t"] / a["nv"] if a["nv"] else None
         mean_sq = a["tsq"] / a["nv"] if a["nv"] else None
-        by_row.setdefault(group, {})[a["key"]] = {"mean": mean, "ci95": ci95_from_moments(mean, mean_sq, a["n_sum"]),
-                                                  "n": a["n_sum"]}
+        by_row.setdefault(group, {})[a["key"]] = {
+            "mean": mean,
+            "ci95": ci95_from_moments(mean, mean_sq, a["n_sum"]),
+            "n": a["n_sum"],
+        }
         last_run[group] = max(last_run.get(group, 0), a["last"])
     # 3. Model names and the configs shown on each row (the latest run of each group).
-    model_names = dict(ModelEntry.objects.filter(pk__in={g["model_pk"] for g in page if g["model_pk"]})
-                       .values_list("pk", "name")) if any(g["model_pk"] for g in page) else {}
-    configs = {
-        r["pk"]: r for r in Run.objects.filter(pk__in=list(last_run.values()))
-        .values("pk", "benchmark_config", "method_config", "method__is_baseline")
-    } if last_run else {}
+    model_names = (
+        dict(
+            ModelEntry.objects.filter(
+                pk__in={g["model_pk"] for g in page if g["model_pk"]}
+            ).values_list("pk", "name")
+        )
+        if any(g["model_pk"] for g in page)
+        else {}
+    )
+    configs = (
+        {
+            r["pk"]: r
+            for r in Run.objects.filter(pk__in=list(last_run.values())).values(
+                "pk", "benchmark_config", "method_config", "method__is_baseline"
+            )
+        }
+        if last_run
+        else {}
+    )
     out_rows = []
     for rank, g in enumerate(page, start=offset + 1):
         group = (g["method_id"], g["model_pk"], g["config_hash"])
         row_metrics = by_row.get(group, {})
         cfg = configs.get(last_run.get(group), {})
-        out_rows.append({
-            "method": method_names.get(g["method_id"]), "model": model_names.get(g["model_pk"]), "config_hash": g["config_hash"],
-            "last_run": last_run.get(group, 0), "metrics": row_metrics,
-            "benchmark_config": cfg.get("benchmark_config", {}), "method_config": cfg.get("method_config", {}),
-            "is_baseline": cfg.get("method__is_baseline", False),
-            "seeds": max((m["n"] for m in row_metrics.values()), default=0), "rank": rank,
-        })
+        out_rows.append(
+            {
+                "method": method_names.get(g["method_id"]),
+                "model": model_names.get(g["model_pk"]),
+                "config_hash": g["config_hash"],
+                "last_run": last_run.get(group, 0),
+                "metrics": row_metrics,
+                "benchmark_config": cfg.get("benchmark_config", {}),
+                "method_config": cfg.get("method_config", {}),
+                "is_baseline": cfg.get("method__is_baseline", False),
+                "seeds": max((m["n"] for m in row_metrics.values()), default=0),
+                "rank": rank,
+            }
+        )
     return {
         "benchmark": benchmark.name,
         "metrics": metrics,

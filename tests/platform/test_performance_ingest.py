@@ -47,7 +47,11 @@ def check_points_stored(run, django_assert_max_num_queries) -> None:
     assert stored[("nan", 2000)] is None and stored[("inf", 2000)] is None
     events = list(RunEvent.objects.filter(run=run, kind="metrics"))
     assert len(events) == 1 and len(events[0].data["points"]) == 2001
-    assert not any(isinstance(v, float) and math.isnan(v) for _, vals in events[0].data["points"] for v in vals.values())
+    assert not any(
+        isinstance(v, float) and math.isnan(v)
+        for _, vals in events[0].data["points"]
+        for v in vals.values()
+    )
 
 
 def test_flush_stores_every_point_once(running_run, django_assert_max_num_queries):

@@ -18,11 +18,18 @@ def reference_board(user) -> dict[tuple, dict[str, dict]]:
     from apps.runs.models import SummaryMetric
     from apps.runs.selectors import runs_visible
 
-    runs = {r.pk: r for r in runs_visible(user).filter(status="succeeded", is_chunk=False, benchmark__name="probe")}
+    runs = {
+        r.pk: r
+        for r in runs_visible(user).filter(
+            status="succeeded", is_chunk=False, benchmark__name="probe"
+        )
+    }
     cells: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for sm in SummaryMetric.objects.filter(run_id__in=runs):
         run = runs[sm.run_id]
-        cells[(run.method.name, run.model.name if run.model else None, run.config_hash)][sm.key].append(sm.value)
+        cells[(run.method.name, run.model.name if run.model else None, run.config_hash)][
+            sm.key
+        ].append(sm.value)
     out = {}
     for group, by_key in cells.items():
         out[group] = {}
@@ -30,7 +37,11 @@ def reference_board(user) -> dict[tuple, dict[str, dict]]:
             present = [v for v in values if v is not None]
             mean = sum(present) / len(present) if present else None
             mean_sq = sum(v * v for v in present) / len(present) if present else None
-            out[group][key] = {"mean": mean, "ci95": ci95_from_moments(mean, mean_sq, len(values)), "n": len(values)}
+            out[group][key] = {
+                "mean": mean,
+                "ci95": ci95_from_moments(mean, mean_sq, len(values)),
+                "n": len(values),
+            }
     return out
 
 
@@ -46,8 +57,16 @@ def assert_same(board: dict, reference: dict) -> None:
         for key, want in metrics.items():
             have = got[group][key]
             assert have["n"] == want["n"]
-            assert have["mean"] == pytest.approx(want["mean"]) if want["mean"] is not None else have["mean"] is None
-            assert have["ci95"] == pytest.approx(want["ci95"]) if want["ci95"] is not None else have["ci95"] is None
+            assert (
+                have["mean"] == pytest.approx(want["mean"])
+                if want["mean"] is not None
+                else have["mean"] is None
+            )
+            assert (
+                have["ci95"] == pytest.approx(want["ci95"])
+                if want["ci95"] is not None
+                else have["ci95"] is None
+            )
 
 
 @pytest.fixture
@@ -59,12 +78,35 @@ def mixed(api, eager, user):
 
     bob = user_create(username="bob", password="bob-password-1")
     with eager(execute=True):
-        api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_fast", "seeds": [0, 1, 2],
-                                  "grid": {"method.rate": [1.0, 2.0]}, "benchmark_config": {"steps": 3}}, format="json")
-        api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_slow", "seeds": [0, 1],
-                                  "benchmark_config": {"steps": 3, "nan_metric": True}}, format="json")
-        run_submit(user=bob, benchmark="probe", method="probe_slow", benchmark_config={"steps": 3}, seed=5,
-                   visibility="team")
+        api.post(
+            "/api/sweeps/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seeds": [0, 1, 2],
+                "grid": {"method.rate": [1.0, 2.0]},
+                "benchmark_config": {"steps": 3},
+            },
+            format="json",
+        )
+        api.post(
+            "/api/sweeps/",
+            {
+                "benchmark": "probe",
+                "method": "probe_slow",
+                "seeds": [0, 1],
+                "benchmark_config": {"steps": 3, "nan_metric": True},
+            },
+            format="json",
+        )
+        run_submit(
+            user=bob,
+            benchmark="probe",
+            method="probe_slow",
+            benchmark_config={"steps": 3},
+            seed=5,
+            visibility="team",
+        )
     return user, bob
 
 
@@ -77,7 +119,10 @@ def test_board_matches_direct_aggregation_per_viewer(mixed):
     for viewer in (alice, bob, None):
         board = leaderboard(benchmark=bench, user=viewer, all_columns=True)
         assert_same(board, reference_board(viewer))
-    assert len(board_as_dict(leaderboard(benchmark=bench, user=bob))) == len(board_as_dict(leaderboard(benchmark=bench, user=alice))) + 1
+    assert (
+        len(board_as_dict(leaderboard(benchmark=bench, user=bob)))
+        == len(board_as_dict(leaderboard(benchmark=bench, user=alice))) + 1
+    )
 
 
 def test_rebuild_after_delete_and_after_a_fresh_start(mixed):
@@ -89,11 +134,19 @@ def test_rebuild_after_delete_and_after_a_fresh_start(mixed):
 
     alice, _ = mixed
     bench = Benchmark.objects.get(name="probe")
-    before = {(c.method_id, c.config_hash, c.key, c.team_pk): (c.n, c.total) for c in BoardCell.objects.all()}
+    before = {
+        (c.method_id, c.config_hash, c.key, c.team_pk): (c.n, c.total)
+        for c in BoardCell.objects.all()
+    }
     aggregates_rebuild(bench.pk)  # incremental cells == cells rebuilt from scratch
-    after = {(c.method_id, c.config_hash, c.key, c.team_pk): (c.n, c.total) for c in BoardCell.objects.all()}
+    after = {
+        (c.method_id, c.config_hash, c.key, c.team_pk): (c.n, c.total)
+        for c in BoardCell.objects.all()
+    }
     assert before.keys() == after.keys()
-    assert all(before[k][0] == after[k][0] and before[k][1] == pytest.approx(after[k][1]) for k in before)
+    assert all(
+        before[k][0] == after[k][0] and before[k][1] == pytest.approx(after[k][1]) for k in before
+    )
 
     Run.objects.filter(method__name="probe_fast", status="succeeded").first().delete()
     assert BoardState.objects.get(benchmark=bench).stale
@@ -107,7 +160,11 @@ def test_rebuild_after_delete_and_after_a_fresh_start(mixed):
 
 def test_paging_ranks_and_totals(api, mixed):
     full = api.get("/api/leaderboards/probe/").json()
-    assert full["total_rows"] == len(full["rows"]) == 3 and [r["rank"] for r in full["rows"]] == [1, 2, 3]
+    assert full["total_rows"] == len(full["rows"]) == 3 and [r["rank"] for r in full["rows"]] == [
+        1,
+        2,
+        3,
+    ]
     losses = [r["metrics"]["loss"]["mean"] for r in full["rows"]]
     assert losses == sorted(losses)  # loss: lower is better
     page = api.get("/api/leaderboards/probe/?limit=1&offset=1").json()
@@ -115,15 +172,25 @@ def test_paging_ranks_and_totals(api, mixed):
     assert page["rows"][0]["config_hash"] == full["rows"][1]["config_hash"]
     assert api.get("/api/leaderboards/probe/?limit=0").status_code == 400
     assert api.get("/api/leaderboards/probe/?offset=x").status_code == 400
-    csv_lines = api.get("/api/leaderboards/probe/?export=csv&limit=1").content.decode().strip().splitlines()
+    csv_lines = (
+        api.get("/api/leaderboards/probe/?export=csv&limit=1").content.decode().strip().splitlines()
+    )
     assert len(csv_lines) == 1 + 3  # exports carry every row whatever the page size
 
 
 def test_query_count_bounded_by_page_not_by_runs(api, eager, django_assert_max_num_queries):
     with eager(execute=True):
-        api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_fast", "seeds": [0, 1],
-                                  "grid": {"method.rate": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]},
-                                  "benchmark_config": {"steps": 2}}, format="json")
+        api.post(
+            "/api/sweeps/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seeds": [0, 1],
+                "grid": {"method.rate": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]},
+                "benchmark_config": {"steps": 2},
+            },
+            format="json",
+        )
     with django_assert_max_num_queries(8):
         board = api.get("/api/leaderboards/probe/?limit=4").json()
     assert board["total_rows"] == 6 and len(board["rows"]) == 4 and board["rows"][0]["seeds"] == 2

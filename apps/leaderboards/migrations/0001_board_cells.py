@@ -5,44 +5,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalog', '0002_method_submission_only'),
+        ("catalog", "0002_method_submission_only"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='BoardState',
+            name="BoardState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stale', models.BooleanField(default=True)),
-                ('rebuilt_at', models.DateTimeField(blank=True, null=True)),
-                ('benchmark', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.benchmark')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stale", models.BooleanField(default=True)),
+                ("rebuilt_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "benchmark",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="catalog.benchmark",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='BoardCell',
+            name="BoardCell",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('model_pk', models.BigIntegerField(default=0)),
-                ('config_hash', models.CharField(max_length=16)),
-                ('key', models.CharField(max_length=100)),
-                ('visibility', models.CharField(max_length=10)),
-                ('team_pk', models.BigIntegerField(default=0)),
-                ('owner_pk', models.BigIntegerField(default=0)),
-                ('n', models.BigIntegerField(default=0, help_text="summary rows, null values included (the board's n)")),
-                ('n_values', models.BigIntegerField(default=0, help_text='non-null values')),
-                ('total', models.FloatField(default=0.0)),
-                ('total_sq', models.FloatField(default=0.0)),
-                ('last_run', models.BigIntegerField(default=0)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.benchmark')),
-                ('method', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.method')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("model_pk", models.BigIntegerField(default=0)),
+                ("config_hash", models.CharField(max_length=16)),
+                ("key", models.CharField(max_length=100)),
+                ("visibility", models.CharField(max_length=10)),
+                ("team_pk", models.BigIntegerField(default=0)),
+                ("owner_pk", models.BigIntegerField(default=0)),
+                (
+                    "n",
+                    models.BigIntegerField(
+                        default=0, help_text="summary rows, null values included (the board's n)"
+                    ),
+                ),
+                ("n_values", models.BigIntegerField(default=0, help_text="non-null values")),
+                ("total", models.FloatField(default=0.0)),
+                ("total_sq", models.FloatField(default=0.0)),
+                ("last_run", models.BigIntegerField(default=0)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="catalog.benchmark",
+                    ),
+                ),
+                (
+                    "method",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="catalog.method",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['benchmark', 'key'], name='leaderboard_benchma_dca7a3_idx'), models.Index(fields=['benchmark', 'config_hash'], name='leaderboard_benchma_0fc0f2_idx')],
-                'constraints': [models.UniqueConstraint(fields=('benchmark', 'method', 'model_pk', 'config_hash', 'key', 'visibility', 'team_pk', 'owner_pk'), name='board_cell_unique')],
+                "indexes": [
+                    models.Index(
+                        fields=["benchmark", "key"], name="leaderboard_benchma_dca7a3_idx"
+                    ),
+                    models.Index(
+                        fields=["benchmark", "config_hash"], name="leaderboard_benchma_0fc0f2_idx"
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=(
+                            "benchmark",
+                            "method",
+                            "model_pk",
+                            "config_hash",
+                            "key",
+                            "visibility",
+                            "team_pk",
+                            "owner_pk",
+                        ),
+                        name="board_cell_unique",
+                    )
+                ],
             },
         ),
     ]
