@@ -23,7 +23,16 @@
       html += "</tr>";
     }
     if (!board.rows.length) html += `<tr><td colspan="${4 + metrics.length}" class="muted">No finished runs yet.</td></tr>`;
-    root.innerHTML = html + "</tbody></table>";
+    html += "</tbody></table>";
+    // Boards are paged on the server: show how many rows there are and fetch more on demand.
+    const total = board.total_rows ?? board.rows.length;
+    if (total > board.rows.length) {
+      html += `<p class="muted" id="lb-pager">Showing the top ${board.rows.length} of ${total} rows · <a href="#" id="lb-more">show ${Math.min(100, total - board.rows.length)} more</a> · <a href="#" id="lb-all">show all</a></p>`;
+    }
+    root.innerHTML = html;
+    const more = document.getElementById("lb-more"), all = document.getElementById("lb-all");
+    if (more) more.addEventListener("click", (e) => { e.preventDefault(); load({limit: Math.min(board.rows.length + 100, 10000)}); });
+    if (all) all.addEventListener("click", (e) => { e.preventDefault(); load({limit: Math.min(total, 10000)}); });
     root.querySelectorAll("th.sortable").forEach((th) => th.addEventListener("click", () => {
       const name = th.dataset.metric;
       const desc = board.sort === name ? !board.descending : (metrics.find((m) => m.name === name).goal !== "min");
@@ -46,6 +55,7 @@
   function load(params) {
     current = Object.assign(current, params || {});
     const q = new URLSearchParams({sort: current.sort || "", order: current.order || "", columns: current.columns});
+    if (current.limit) q.set("limit", current.limit);
     const methods = selectedMethods(); if (methods.length) q.set("method", methods.join(","));
     const models = [...document.querySelectorAll(".model-filter:checked")].map((c) => c.value);
     if (models.length) q.set("model", models.join(","));
