@@ -131,6 +131,7 @@ def test_hf_dir_decoder_path_with_a_local_random_llama(tiny_hf_dir, mellow_data_
         )
 
 
+@pytest.mark.slow
 def test_encoder_pretraining_tags_and_loss_decreases(mellow_data_dir):
     from workers.methods.mellow.pretrain import TAGS, clip_tags, pretrain_encoder
     from workers.methods.mellow.training import MelBank
