@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.local_servers import ChatCompletionServer
 
 
 def questions_for(prompt: str) -> str:
@@ -54,41 +54,9 @@ def questions_for(prompt: str) -> str:
     return "Here you go:\n```json\n" + json.dumps(items) + "\n```"
 
 
-class FakeLLM:
+class FakeLLM(ChatCompletionServer):
     def __init__(self) -> None:
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                outer.requests.append(body)
-                text = questions_for(body["messages"][-1]["content"])
-                data = json.dumps(
-                    {
-                        "choices": [
-                            {"index": 0, "message": {"role": "assistant", "content": text}}
-                        ],
-                        "usage": {"prompt_tokens": 50, "completion_tokens": 80},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeLLM:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(
+            lambda body, state: questions_for(body["messages"][-1]["content"]),
+            usage={"prompt_tokens": 50, "completion_tokens": 80},
+        )

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from tests.local_servers import ChatCompletionServer, LocalHTTPServer, QuietHandler
 from workers.benchmarks.safety_retrieval.protocol import RAG_HEADER, RESULTS_HEADER
 
 REFUSE = "I'm sorry, but I can't help with that request."
@@ -69,62 +68,12 @@ def canned_reply(body: dict) -> str:
     return prefix + (PARTIAL if "harmless" in system else COMPLY)
 
 
-class _Server:
-    def __init__(self, handler_cls) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler_cls)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class _Quiet(BaseHTTPRequestHandler):
-    disable_nagle_algorithm = True  # headers and body go out in two writes: avoid 40 ms stalls
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def _send(self, code: int, data: bytes, ctype: str) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-class FakeChat(_Server):
+class FakeChat(ChatCompletionServer):
     def __init__(self) -> None:
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(_Quiet):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                outer.requests.append(body)
-                if self.path != "/v1/chat/completions":
-                    return self._send(404, b"{}", "application/json")
-                payload = {
-                    "id": "x",
-                    "object": "chat.completion",
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": canned_reply(body)},
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 50, "completion_tokens": 10},
-                }
-                self._send(200, json.dumps(payload).encode(), "application/json")
-
-        super().__init__(Handler)
+        super().__init__(
+            lambda body, state: canned_reply(body),
+            usage={"prompt_tokens": 50, "completion_tokens": 10},
+        )
 
 
 PAGES = {
@@ -146,14 +95,14 @@ PAGE_HTML = (
 )
 
 
-class PageServer(_Server):
+class PageServer(LocalHTTPServer):
     """A small web: the pages above, plus /missing.html answering 404."""
 
     def __init__(self) -> None:
         self.hits: list[str] = []
         outer = self
 
-        class Handler(_Quiet):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 outer.hits.append(self.path)
                 if self.path not in PAGES:
@@ -168,7 +117,7 @@ class PageServer(_Server):
         super().__init__(Handler)
 
 
-class SearchServer(_Server):
+class SearchServer(LocalHTTPServer):
     """SearxNG-style /search?q=...&format=json ranking the pages by word overlap; every answer
     also lists one dead link (to exercise the snippet fallback) last."""
 
@@ -176,7 +125,7 @@ class SearchServer(_Server):
         self.queries: list[str] = []
         outer = self
 
-        class Handler(_Quiet):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 url = urlparse(self.path)
                 params = parse_qs(url.query)

@@ -1,10 +1,8 @@
-"""A local OpenAI-compatible /v1/chat/completions server for tests (http.server in a thread)."""
+"""The STARK tests' stand-in for an LLM API: canned answers in text and code mode."""
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from tests.local_servers import ChatCompletionServer
 
 TRACK_CODE = (
     "Here is my solver.\n```python\nimport numpy as np\n"
@@ -34,61 +32,8 @@ def reply_for(body: dict, state: dict) -> str:
     return "[RESULTS_START] [1.0, 2.0] [RESULTS_END]"
 
 
-class FakeOpenAI:
+class FakeOpenAI(ChatCompletionServer):
     def __init__(self) -> None:
-        self.state: dict = {"fail_next": 0, "status": 500, "requests": []}
-        server_self = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:  # keep test output clean
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length))
-                st = server_self.state
-                st["requests"].append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
-                )
-                if st["fail_next"] > 0:
-                    st["fail_next"] -= 1
-                    self.send_response(st["status"])
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "try later"}')
-                    return
-                if self.path != "/v1/chat/completions":
-                    self.send_response(404)
-                    self.end_headers()
-                    return
-                text = reply_for(body, st)
-                payload = {
-                    "id": "x",
-                    "object": "chat.completion",
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": text},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-                }
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeOpenAI:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(
+            reply_for, usage={"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        )
