@@ -42,6 +42,9 @@ class Membership(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "team"], name="one_membership_per_team")]
 
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.team_id} as {self.role}"
+
 
 class ApiToken(models.Model):
     """An API token. Only its SHA-256 is stored; the plain value is shown once at creation."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import threading
-from math import isfinite
 import time
+from math import isfinite
 from pathlib import Path
 from typing import Any
 

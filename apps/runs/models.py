@@ -108,6 +108,9 @@ class MetricPoint(models.Model):
     class Meta:
         indexes = [models.Index(fields=["run", "key", "step"])]
 
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.key}@{self.step}={self.value}"
+
 
 class SummaryMetric(models.Model):
     """One final metric of a finished run, in a table so leaderboards aggregate in SQL."""
@@ -120,6 +123,9 @@ class SummaryMetric(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "key"], name="summary_metric_unique")]
         indexes = [models.Index(fields=["benchmark", "key"])]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.key}={self.value}"
 
 
 class RunEvent(models.Model):
@@ -143,6 +149,9 @@ class RunEvent(models.Model):
         ordering = ["run", "seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_seq_unique")]
 
+    def __str__(self) -> str:
+        return f"run {self.run_id} #{self.seq} {self.kind}"
+
 
 class Artifact(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
@@ -156,6 +165,9 @@ class Artifact(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="artifact_name_unique")]
         ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.name}"
 
 
 
