@@ -20,6 +20,7 @@ from apps.pools.models import WorkerPool
 from apps.runs.execution import run_execute
 from apps.runs.models import Run
 from apps.runs.services import run_submit
+from workers.core import registry
 
 
 class Command(BaseCommand):
@@ -30,8 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--seeds", type=int, default=3)
         parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="PAPER:SECTION.FIELD=VALUE")
         parser.add_argument("--skip-existing", action="store_true", help="skip seeds that already have a finished run")
+        parser.add_argument("--model", default="", help="registered model for methods that need one (LLM methods)")
 
-    def handle(self, *args, papers, seeds, overrides, skip_existing, **options):
+    def handle(self, *args, papers, seeds, overrides, skip_existing, model, **options):
         call_command("crucible_setup")  # migrate, register plugins, ensure an admin owns the runs
         user = User.objects.filter(is_superuser=True).order_by("id").first()
         wanted = [p for p in papers.split(",") if p]
@@ -49,6 +51,11 @@ class Command(BaseCommand):
             for paper in qs.order_by("key"):
                 claim = paper.claim
                 bconf = overrides.get((paper.key, "benchmark"), {})
+                needs_model = [m for m in (claim["method"], claim["baseline"]) if registry.get_method(m).requires_model]
+                if needs_model and not model:
+                    self.stdout.write(self.style.WARNING(
+                        f"{paper.key}: skipped, {', '.join(needs_model)} need(s) a registered model (pass --model NAME)"))
+                    continue
                 for method in (claim["method"], claim["baseline"]):
                     mconf = overrides.get((paper.key, "method"), {}) if method == claim["method"] else {}
                     for seed in range(seeds):
@@ -57,7 +64,8 @@ class Command(BaseCommand):
                             continue
                         start = time.monotonic()
                         run = run_submit(user=user, benchmark=claim["benchmark"], method=method, benchmark_config=bconf,
-                                         method_config=mconf, seed=seed, name=f"reproduce {paper.key}")
+                                         method_config=mconf, seed=seed, name=f"reproduce {paper.key}",
+                                         model=model if registry.get_method(method).requires_model else None)
                         WorkerPool.objects.filter(pk=pool.pk).update(paused=False)
                         status = run_execute(run_id=run.pk, attempt=run.attempt, worker_name="reproduce")
                         WorkerPool.objects.filter(pk=pool.pk).update(paused=True)
