@@ -43,7 +43,9 @@ def recreate_database(url: str) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--runs", type=int, default=1000)
     p.add_argument("--steps", type=int, default=1000, help="metric points per run")
     p.add_argument("--clients", type=int, default=100, help="websocket clients held on run pages")
@@ -58,9 +60,13 @@ def main() -> int:
         p.error("the load test only targets loopback services")
 
     recreate_database(os.environ["DATABASE_URL"])
-    env = {**os.environ, "CRUCIBLE_PLUGIN_MODULES": "tests.platform.probe_plugin", "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-           "CRUCIBLE_VAR_DIR": os.environ.get("CRUCIBLE_VAR_DIR", "/tmp/crucible-load-var")}
+    env = {
+        **os.environ,
+        "CRUCIBLE_PLUGIN_MODULES": "tests.platform.probe_plugin",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        "CRUCIBLE_VAR_DIR": os.environ.get("CRUCIBLE_VAR_DIR", "/tmp/crucible-load-var"),
+    }
     os.environ.update(env)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crucible.settings")
     import django
@@ -80,8 +86,9 @@ def main() -> int:
 
     user = user_create(username="load", password="load-password-1")
     # The burst is larger than a default team quota on purpose: raise this team's quota.
-    Team.objects.filter(memberships__user=user).update(max_concurrent_runs=args.runs + 10,
-                                                         max_runs_per_day=args.runs + 10)
+    Team.objects.filter(memberships__user=user).update(
+        max_concurrent_runs=args.runs + 10, max_runs_per_day=args.runs + 10
+    )
     _, token = api_token_create(user=user)
     browser = Client()
     browser.force_login(user)
@@ -91,14 +98,46 @@ def main() -> int:
     logs.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    procs = [subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                               "crucible.asgi:application"], cwd=ROOT, env=env, start_new_session=True,
-                              stdout=open(logs / "daphne.log", "wb"), stderr=subprocess.STDOUT)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "crucible.asgi:application",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+            stdout=open(logs / "daphne.log", "wb"),
+            stderr=subprocess.STDOUT,
+        )
+    ]
     for i in range(args.workers):
-        procs.append(subprocess.Popen([sys.executable, "manage.py", "crucible_worker", "--pool", "default",
-                                       "--hostname", f"load{i}@bench", "--concurrency", "1"], cwd=ROOT, env=env,
-                                      start_new_session=True, stdout=open(logs / f"worker{i}.log", "wb"),
-                                      stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "manage.py",
+                    "crucible_worker",
+                    "--pool",
+                    "default",
+                    "--hostname",
+                    f"load{i}@bench",
+                    "--concurrency",
+                    "1",
+                ],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=open(logs / f"worker{i}.log", "wb"),
+                stderr=subprocess.STDOUT,
+            )
+        )
     try:
         return asyncio.run(drive(args, url, token, cookie))
     finally:
@@ -125,7 +164,10 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
     deadline = time.monotonic() + args.time_limit
     while True:  # server and workers up
         try:
-            if requests.get(f"{url}/healthz", timeout=1).ok and await sync_to_async(Worker.objects.count)() >= args.workers:
+            if (
+                requests.get(f"{url}/healthz", timeout=1).ok
+                and await sync_to_async(Worker.objects.count)() >= args.workers
+            ):
                 break
         except requests.RequestException:
             pass
@@ -157,39 +199,72 @@ async def drive(args, url: str, token: str, cookie: str) -> int:
 
     async def client(index: int, run_id: int) -> None:
         ws_url = url.replace("http", "ws") + f"/ws/runs/{run_id}/?after=0"
-        async with websockets.connect(ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url},
-                                      max_size=None) as ws:
+        async with websockets.connect(
+            ws_url,
+            additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url},
+            max_size=None,
+        ) as ws:
             while time.monotonic() < deadline:
-                event = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(deadline - time.monotonic(), 1)))
+                event = json.loads(
+                    await asyncio.wait_for(ws.recv(), timeout=max(deadline - time.monotonic(), 1))
+                )
                 seen[index].append(event["seq"])
-                if event["kind"] == "status" and event["data"]["status"] in ("succeeded", "failed", "cancelled"):
+                if event["kind"] == "status" and event["data"]["status"] in (
+                    "succeeded",
+                    "failed",
+                    "cancelled",
+                ):
                     return
 
-    clients = asyncio.gather(*(client(i, rid) for i, rid in enumerate(watched)), return_exceptions=True)
+    clients = asyncio.gather(
+        *(client(i, rid) for i, rid in enumerate(watched)), return_exceptions=True
+    )
     while time.monotonic() < deadline:
-        done = await sync_to_async(Run.objects.filter(pk__in=ids, status__in=["succeeded", "failed", "cancelled"]).count)()
+        done = await sync_to_async(
+            Run.objects.filter(pk__in=ids, status__in=["succeeded", "failed", "cancelled"]).count
+        )()
         if done == len(ids):
             break
         await asyncio.sleep(1)
     total_s = time.perf_counter() - t0
     client_errors = [r for r in await clients if isinstance(r, Exception)]
 
-    statuses = await sync_to_async(lambda: dict(Run.objects.filter(pk__in=ids).values_list("pk", "status")))()
+    statuses = await sync_to_async(
+        lambda: dict(Run.objects.filter(pk__in=ids).values_list("pk", "status"))
+    )()
     points = await sync_to_async(MetricPoint.objects.filter(run_id__in=ids).count)()
     once = 0
     for index, run_id in enumerate(watched):
-        stored = await sync_to_async(lambda r=run_id: list(RunEvent.objects.filter(run_id=r).order_by("seq").values_list("seq", flat=True)))()
+        stored = await sync_to_async(
+            lambda r=run_id: list(
+                RunEvent.objects.filter(run_id=r).order_by("seq").values_list("seq", flat=True)
+            )
+        )()
         once += seen[index] == stored
-    executions = await sync_to_async(RunEvent.objects.filter(run_id__in=ids, kind="status", data__status="running").count)()
-    ok = (all(s == "succeeded" for s in statuses.values()) and points == args.runs * args.steps
-          and once == args.clients and executions == args.runs and not client_errors)
-    print("| runs | points | ws clients | workers | submit burst (s) | submit p50 / p99 (ms) | all finished (s) | runs/s | points/s | runs succeeded | points stored | clients saw every event once | executions |")
+    executions = await sync_to_async(
+        RunEvent.objects.filter(run_id__in=ids, kind="status", data__status="running").count
+    )()
+    ok = (
+        all(s == "succeeded" for s in statuses.values())
+        and points == args.runs * args.steps
+        and once == args.clients
+        and executions == args.runs
+        and not client_errors
+    )
+    print(
+        "| runs | points | ws clients | workers | submit burst (s) | submit p50 / p99 (ms) | all finished (s) | runs/s | points/s | runs succeeded | points stored | clients saw every event once | executions |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    p50, p99 = latencies[len(latencies) // 2], latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
-    print(f"| {args.runs} | {args.runs * args.steps} | {args.clients} | {args.workers} | {burst_s:.1f} | "
-          f"{1000 * p50:.0f} / {1000 * p99:.0f} | {total_s:.1f} | {args.runs / total_s:.2f} | "
-          f"{args.runs * args.steps / total_s:,.0f} | {sum(s == 'succeeded' for s in statuses.values())}/{args.runs} | "
-          f"{points}/{args.runs * args.steps} | {once}/{args.clients} | {executions} |")
+    p50, p99 = (
+        latencies[len(latencies) // 2],
+        latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+    )
+    print(
+        f"| {args.runs} | {args.runs * args.steps} | {args.clients} | {args.workers} | {burst_s:.1f} | "
+        f"{1000 * p50:.0f} / {1000 * p99:.0f} | {total_s:.1f} | {args.runs / total_s:.2f} | "
+        f"{args.runs * args.steps / total_s:,.0f} | {sum(s == 'succeeded' for s in statuses.values())}/{args.runs} | "
+        f"{points}/{args.runs * args.steps} | {once}/{args.clients} | {executions} |"
+    )
     if client_errors:
         print(f"client errors: {client_errors[:3]}")
     return 0 if ok else 1

@@ -44,7 +44,9 @@ def main() -> None:
     from apps.runs.models import MetricPoint, Run, RunEvent
     from apps.runs.services import run_submit
 
-    user = User.objects.filter(username="bench").first() or user_create(username="bench", password="bench-password-1")
+    user = User.objects.filter(username="bench").first() or user_create(
+        username="bench", password="bench-password-1"
+    )
     WorkerPool.objects.filter(name="default").update(paused=True)
 
     def new_run() -> Run:
@@ -71,16 +73,24 @@ def main() -> None:
 
     # 2. Raw bulk insert of the same rows (no events, no buffering logic): the floor.
     run2 = new_run()
-    rows = [MetricPoint(run_id=run2.pk, key=k, step=step, value=step * 0.001) for step in range(steps) for k in keys]
+    rows = [
+        MetricPoint(run_id=run2.pk, key=k, step=step, value=step * 0.001)
+        for step in range(steps)
+        for k in keys
+    ]
     start = time.perf_counter()
     MetricPoint.objects.bulk_create(rows, batch_size=5000)
     raw_s = time.perf_counter() - start
 
     n = steps * args.keys
     vendor = connection.vendor
-    print("| backend | points | Crucible RunContext (pts/s) | raw bulk_create (pts/s) | ratio raw/Crucible | metric events |")
+    print(
+        "| backend | points | Crucible RunContext (pts/s) | raw bulk_create (pts/s) | ratio raw/Crucible | metric events |"
+    )
     print("|---|---|---|---|---|---|")
-    print(f"| {vendor} | {n} | {n / crucible_s:,.0f} | {n / raw_s:,.0f} | {crucible_s / raw_s:.2f} | {events} |")
+    print(
+        f"| {vendor} | {n} | {n / crucible_s:,.0f} | {n / raw_s:,.0f} | {crucible_s / raw_s:.2f} | {events} |"
+    )
 
 
 if __name__ == "__main__":

@@ -89,12 +89,23 @@ def main() -> None:
     ap.add_argument("--budgets", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     ap.add_argument("--n-prompts", type=int, default=4)
     ap.add_argument("--denoising-steps", type=int, default=10)
-    ap.add_argument("--lookahead-steps", type=int, default=2, help="T' of dlbs-lookahead in the budget experiment")
+    ap.add_argument(
+        "--lookahead-steps",
+        type=int,
+        default=2,
+        help="T' of dlbs-lookahead in the budget experiment",
+    )
     ap.add_argument("--lookahead", type=int, nargs="*", default=[1, 2, 4, 8])
     ap.add_argument("--lookahead-kb", type=int, default=8)
     ap.add_argument("--steps", type=int, nargs="*", default=[5, 10, 20, 40])
     ap.add_argument("--steps-nfe", type=int, default=160)
-    ap.add_argument("--side-seeds", type=int, nargs="+", default=[0], help="seeds of the lookahead and steps experiments")
+    ap.add_argument(
+        "--side-seeds",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="seeds of the lookahead and steps experiments",
+    )
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -104,9 +115,16 @@ def main() -> None:
 
     print("budget experiment", flush=True)
     t0 = time.time()
-    rows, summaries, cal = run_experiment(args.seeds, {
-        **base, "experiment": "budget", "budgets": args.budgets,
-        "reference_samplers": [s for s in SAMPLERS if s != "dlbs-lookahead"]}, method_cfg=la_cfg)
+    rows, summaries, cal = run_experiment(
+        args.seeds,
+        {
+            **base,
+            "experiment": "budget",
+            "budgets": args.budgets,
+            "reference_samplers": [s for s in SAMPLERS if s != "dlbs-lookahead"],
+        },
+        method_cfg=la_cfg,
+    )
     t_budget = time.time() - t0
     xs = sorted({r["x"] for r in rows})
     lines = [
@@ -123,9 +141,15 @@ def main() -> None:
         "",
         "| comparison | " + " | ".join(f"KB={x}" for x in xs) + " |",
         "|---" * (len(xs) + 1) + "|",
-        *(f"| {a} − {b} | " + " | ".join(paired(rows, a, b, xs)) + " |"
-          for a, b in (("dlbs-lookahead", "dlbs-best-of-n"), ("dlbs-lookahead", "dlbs-greedy"),
-                       ("dlbs", "dlbs-best-of-n"), ("dlbs-lookahead", "dlbs"))),
+        *(
+            f"| {a} − {b} | " + " | ".join(paired(rows, a, b, xs)) + " |"
+            for a, b in (
+                ("dlbs-lookahead", "dlbs-best-of-n"),
+                ("dlbs-lookahead", "dlbs-greedy"),
+                ("dlbs", "dlbs-best-of-n"),
+                ("dlbs-lookahead", "dlbs"),
+            )
+        ),
         "",
         "### Held-out oracle score (ground-truth match, not optimised) vs NFE budget",
         "",
@@ -144,8 +168,10 @@ def main() -> None:
         "",
         "| metric | weight | Spearman with judgement score | held-out pairwise agreement |",
         "|---|---|---|---|",
-        *(f"| {m} | {e['weight']:+.3f} | {e.get('spearman', float('nan')):+.3f} | {e['pair_accuracy']:.3f} |"
-          for m, e in rep["per_metric"].items()),
+        *(
+            f"| {m} | {e['weight']:+.3f} | {e.get('spearman', float('nan')):+.3f} | {e['pair_accuracy']:.3f} |"
+            for m, e in rep["per_metric"].items()
+        ),
         f"| **uncalibrated (equal weights)** | | {rep['uncalibrated'].get('spearman', float('nan')):+.3f} | "
         f"{rep['uncalibrated']['pair_accuracy']:.3f} |",
         f"| **calibrated** | | {rep['calibrated'].get('spearman', float('nan')):+.3f} | "
@@ -156,13 +182,23 @@ def main() -> None:
     if args.lookahead:
         print("lookahead experiment", flush=True)
         t0 = time.time()
-        la_rows, _, _ = run_experiment(args.side_seeds, {
-            **base, "experiment": "lookahead", "lookahead_values": args.lookahead,
-            "lookahead_kb": args.lookahead_kb, "reference_samplers": []})
+        la_rows, _, _ = run_experiment(
+            args.side_seeds,
+            {
+                **base,
+                "experiment": "lookahead",
+                "lookahead_values": args.lookahead,
+                "lookahead_kb": args.lookahead_kb,
+                "reference_samplers": [],
+            },
+        )
         t_side["lookahead"] = time.time() - t0
         from workers.methods.dlbs.samplers import plan_beam
 
-        plans = [plan_beam(args.denoising_steps, args.lookahead_kb * args.denoising_steps, t) for t in args.lookahead]
+        plans = [
+            plan_beam(args.denoising_steps, args.lookahead_kb * args.denoising_steps, t)
+            for t in args.lookahead
+        ]
         lines += [
             f"### Lookahead steps T' vs search budget (fixed budget {args.lookahead_kb * args.denoising_steps} NFE)",
             "",
@@ -174,15 +210,25 @@ def main() -> None:
         ]
         for t, p in zip(args.lookahead, plans, strict=True):
             rs = [r for r in la_rows if r["x"] == t]
-            lines.append(f"| {t} | {p.beams} | {p.candidates} | {len(p.search_steps)} | {p.nfe} | "
-                         f"{fmt([r['calibrated_reward'] for r in rs])} | {fmt([r['oracle_score'] for r in rs])} |")
+            lines.append(
+                f"| {t} | {p.beams} | {p.candidates} | {len(p.search_steps)} | {p.nfe} | "
+                f"{fmt([r['calibrated_reward'] for r in rs])} | {fmt([r['oracle_score'] for r in rs])} |"
+            )
         lines.append("")
     if args.steps:
         print("steps experiment", flush=True)
         t0 = time.time()
-        st_rows, _, _ = run_experiment(args.side_seeds, {
-            **base, "experiment": "steps", "steps_values": args.steps, "steps_nfe": args.steps_nfe,
-            "reference_samplers": ["dlbs-ddim", "dlbs-best-of-n", "dlbs"]}, method_cfg=la_cfg)
+        st_rows, _, _ = run_experiment(
+            args.side_seeds,
+            {
+                **base,
+                "experiment": "steps",
+                "steps_values": args.steps,
+                "steps_nfe": args.steps_nfe,
+                "reference_samplers": ["dlbs-ddim", "dlbs-best-of-n", "dlbs"],
+            },
+            method_cfg=la_cfg,
+        )
         t_side["steps"] = time.time() - t0
         lines += [
             f"### More denoising steps vs more search (fixed budget {args.steps_nfe} NFE)",
@@ -190,13 +236,21 @@ def main() -> None:
             f"x = denoising steps S; search gets the rest of the budget (KB = {args.steps_nfe} / S). "
             f"DDIM spends S. Seeds {args.side_seeds} x {args.n_prompts} prompts.",
             "",
-            *table(st_rows, ["dlbs-ddim", "dlbs-best-of-n", "dlbs", "dlbs-lookahead"], sorted(args.steps), "S"),
+            *table(
+                st_rows,
+                ["dlbs-ddim", "dlbs-best-of-n", "dlbs", "dlbs-lookahead"],
+                sorted(args.steps),
+                "S",
+            ),
             "",
         ]
     wall = time.time() - t_start
-    lines += [f"Wall time: budget experiment {t_budget:.0f} s, "
-              + ", ".join(f"{k} {v:.0f} s" for k, v in t_side.items()) + f"; total {wall:.0f} s "
-              "(2 shared CPU cores, model/reward/calibration from the cache)."]
+    lines += [
+        f"Wall time: budget experiment {t_budget:.0f} s, "
+        + ", ".join(f"{k} {v:.0f} s" for k, v in t_side.items())
+        + f"; total {wall:.0f} s "
+        "(2 shared CPU cores, model/reward/calibration from the cache)."
+    ]
     text = "\n".join(lines)
     print(text)
     if args.out:
@@ -205,12 +259,18 @@ def main() -> None:
         path = Path(args.out)
         doc = path.read_text() if path.is_file() else ""
         start, end = "<!-- bench:video_dlbs start -->", "<!-- bench:video_dlbs end -->"
-        cmd = "    .venv/bin/python -m bench.video_dlbs " + " ".join(
-            f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in vars(args).items() if k != "out" and v not in ([], None)) + f" --out {args.out}"
+        cmd = (
+            "    .venv/bin/python -m bench.video_dlbs "
+            + " ".join(
+                f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
+                for k, v in vars(args).items()
+                if k != "out" and v not in ([], None)
+            )
+            + f" --out {args.out}"
+        )
         block = f"{start}\nCommand:\n\n{cmd}\n\n{text}\n{end}"
         if start in doc and end in doc:
-            doc = doc[:doc.index(start)] + block + doc[doc.index(end) + len(end):]
+            doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end) :]
         else:
             doc = doc + ("\n" if doc else "") + block + "\n"
         path.write_text(doc)

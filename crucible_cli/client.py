@@ -9,7 +9,9 @@ from typing import Any
 
 import requests
 
-CONFIG_PATH = Path(os.environ.get("CRUCIBLE_CONFIG", Path.home() / ".config" / "crucible" / "config.json"))
+CONFIG_PATH = Path(
+    os.environ.get("CRUCIBLE_CONFIG", Path.home() / ".config" / "crucible" / "config.json")
+)
 
 
 class ApiError(Exception):
@@ -20,7 +22,9 @@ class ApiError(Exception):
 
 def format_error(status: int, body: Any) -> str:
     if isinstance(body, dict) and "errors" in body:
-        parts = [f"{field}: {'; '.join(map(str, reasons))}" for field, reasons in body["errors"].items()]
+        parts = [
+            f"{field}: {'; '.join(map(str, reasons))}" for field, reasons in body["errors"].items()
+        ]
         return f"HTTP {status}: " + " | ".join(parts)
     if isinstance(body, dict) and "detail" in body:
         return f"HTTP {status}: {body['detail']}"
@@ -55,7 +59,9 @@ class Client:
         self.timeout = timeout
 
     def request(self, method: str, path: str, **kwargs) -> Any:
-        response = self.session.request(method, f"{self.base}{path}", timeout=self.timeout, **kwargs)
+        response = self.session.request(
+            method, f"{self.base}{path}", timeout=self.timeout, **kwargs
+        )
         if response.status_code >= 400:
             try:
                 body = response.json()

@@ -27,7 +27,9 @@ def parse_sets(pairs: list[str]) -> tuple[dict, dict]:
         key, sep, value = pair.partition("=")
         section, dot, field = key.partition(".")
         if not sep or not dot or section not in ("benchmark", "method") or not field:
-            raise SystemExit(f"--set expects benchmark.<field>=<value> or method.<field>=<value>, got {pair!r}")
+            raise SystemExit(
+                f"--set expects benchmark.<field>=<value> or method.<field>=<value>, got {pair!r}"
+            )
         (bench if section == "benchmark" else method)[field] = parse_value(value)
     return bench, method
 
@@ -47,8 +49,21 @@ def cmd_login(client: Client, args) -> None:
 
 def cmd_benchmarks(client: Client, args) -> None:
     data = client.get("/api/benchmarks/", page_size=500)["results"]
-    rows = [[b["name"], next((m["name"] + (" ↑" if m["goal"] == "max" else " ↓") for m in b["metrics"] if m["primary"]), ""),
-             ", ".join(b["methods"])] for b in data]
+    rows = [
+        [
+            b["name"],
+            next(
+                (
+                    m["name"] + (" ↑" if m["goal"] == "max" else " ↓")
+                    for m in b["metrics"]
+                    if m["primary"]
+                ),
+                "",
+            ),
+            ", ".join(b["methods"]),
+        ]
+        for b in data
+    ]
     print(table(rows, ["benchmark", "primary metric", "methods"]))
 
 
@@ -58,8 +73,15 @@ def cmd_submit(client: Client, args) -> None:
         loaded = json.loads(open(args.config).read())
         bench_cfg = {**loaded.get("benchmark_config", {}), **bench_cfg}
         method_cfg = {**loaded.get("method_config", {}), **method_cfg}
-    body = {"benchmark": args.benchmark, "method": args.method, "benchmark_config": bench_cfg,
-            "method_config": method_cfg, "model": args.model, "pool": args.pool, "name": args.name or ""}
+    body = {
+        "benchmark": args.benchmark,
+        "method": args.method,
+        "benchmark_config": bench_cfg,
+        "method_config": method_cfg,
+        "model": args.model,
+        "pool": args.pool,
+        "name": args.name or "",
+    }
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else None
     if seeds and len(seeds) > 1 or args.grid:
         body.update(seeds=seeds or [args.seed], grid=json.loads(args.grid) if args.grid else {})
@@ -81,16 +103,33 @@ def wait_for(client: Client, run_id: int, poll: float = 1.0) -> str:
     while True:
         run = client.get(f"/api/runs/{run_id}/")
         if run["status"] in TERMINAL:
-            print(f"run {run_id} {run['status']} {json.dumps(run['summary']) if run['summary'] else run['status_reason']}")
+            print(
+                f"run {run_id} {run['status']} {json.dumps(run['summary']) if run['summary'] else run['status_reason']}"
+            )
             return run["status"]
         time.sleep(poll)
 
 
 def cmd_runs(client: Client, args) -> None:
-    data = client.get("/api/runs/", benchmark=args.benchmark, method=args.method, status=args.status,
-                      page_size=args.limit)["results"]
-    rows = [[r["id"], r["benchmark"], r["method"], r["seed"], r["status"], f"{r['progress_percent']:.0f}%",
-             r["created_at"][:19]] for r in data]
+    data = client.get(
+        "/api/runs/",
+        benchmark=args.benchmark,
+        method=args.method,
+        status=args.status,
+        page_size=args.limit,
+    )["results"]
+    rows = [
+        [
+            r["id"],
+            r["benchmark"],
+            r["method"],
+            r["seed"],
+            r["status"],
+            f"{r['progress_percent']:.0f}%",
+            r["created_at"][:19],
+        ]
+        for r in data
+    ]
     print(table(rows, ["id", "benchmark", "method", "seed", "status", "progress", "created"]))
 
 
@@ -132,20 +171,29 @@ def cmd_leaderboard(client: Client, args) -> None:
         return
     board = client.get(f"/api/leaderboards/{args.benchmark}/", sort=args.sort)
     names = [m["name"] for m in board["metrics"]]
-    header = ["#", "method", "model", "seeds"] + [n + (" ↑" if m["goal"] == "max" else " ↓") for n, m in zip(names, board["metrics"], strict=True)]
+    header = ["#", "method", "model", "seeds"] + [
+        n + (" ↑" if m["goal"] == "max" else " ↓")
+        for n, m in zip(names, board["metrics"], strict=True)
+    ]
     rows = []
     for r in board["rows"]:
         cells = [r["rank"], r["method"], r["model"] or "", r["seeds"]]
         for n in names:
             m = r["metrics"].get(n) or {}
-            cells.append("" if m.get("mean") is None else f"{m['mean']:.4g}" + (f" ±{m['ci95']:.2g}" if m.get("ci95") else ""))
+            cells.append(
+                ""
+                if m.get("mean") is None
+                else f"{m['mean']:.4g}" + (f" ±{m['ci95']:.2g}" if m.get("ci95") else "")
+            )
         rows.append(cells)
     print(table(rows, header))
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crucible", description=__doc__)
-    p.add_argument("--url", help="server URL (default: config file, $CRUCIBLE_URL, http://127.0.0.1:8000)")
+    p.add_argument(
+        "--url", help="server URL (default: config file, $CRUCIBLE_URL, http://127.0.0.1:8000)"
+    )
     p.add_argument("--token", help="API token (default: config file or $CRUCIBLE_TOKEN)")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("login", help="check and store a URL and token")
@@ -158,13 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("method")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--seeds", help="comma-separated seeds: a sweep")
-    s.add_argument("--grid", help='JSON grid, e.g. \'{"method.alpha": [0.25, 0.5]}\'')
+    s.add_argument("--grid", help="JSON grid, e.g. '{\"method.alpha\": [0.25, 0.5]}'")
     s.add_argument("--set", action="append", metavar="SECTION.FIELD=VALUE")
     s.add_argument("--config", help="JSON file with benchmark_config / method_config")
     s.add_argument("--model")
     s.add_argument("--pool")
     s.add_argument("--name")
-    s.add_argument("--wait", action="store_true", help="wait until every run finishes; exit 1 unless all succeeded")
+    s.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until every run finishes; exit 1 unless all succeeded",
+    )
     s.set_defaults(func=cmd_submit)
     s = sub.add_parser("runs", help="list runs")
     s.add_argument("--benchmark")
@@ -172,8 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--status")
     s.add_argument("--limit", type=int, default=20)
     s.set_defaults(func=cmd_runs)
-    for name, func, helptext in (("show", cmd_show, "show a run as JSON"), ("cancel", cmd_cancel, "cancel a run"),
-                                 ("retry", cmd_retry, "retry a finished run")):
+    for name, func, helptext in (
+        ("show", cmd_show, "show a run as JSON"),
+        ("cancel", cmd_cancel, "cancel a run"),
+        ("retry", cmd_retry, "retry a finished run"),
+    ):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("run", type=int)
         s.set_defaults(func=func)

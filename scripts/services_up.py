@@ -19,7 +19,9 @@ from urllib.parse import urlparse
 def reachable(url: str) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 0), timeout=2):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or 0), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -28,13 +30,33 @@ def reachable(url: str) -> bool:
 def start_postgres() -> None:
     versions = [os.path.basename(p) for p in glob.glob("/etc/postgresql/*")]
     for version in versions:
-        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"], check=False)
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"], check=False
+        )
 
 
 def start_redis() -> None:
-    subprocess.run(["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379",
-                    "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis",
-                    "--logfile", "/var/log/redis/ci.log"], check=False)
+    subprocess.run(
+        [
+            "redis-server",
+            "--daemonize",
+            "yes",
+            "--bind",
+            "127.0.0.1",
+            "-::1",
+            "--port",
+            "6379",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            "/var/lib/redis",
+            "--logfile",
+            "/var/log/redis/ci.log",
+        ],
+        check=False,
+    )
 
 
 def main() -> int:
@@ -55,8 +77,10 @@ def main() -> int:
             time.sleep(0.5)
     ok = reachable(args.pg_url) and reachable(args.redis_url)
     if not ok:
-        print(f"postgres {args.pg_url}: {reachable(args.pg_url)}, redis {args.redis_url}: {reachable(args.redis_url)}",
-              file=sys.stderr)
+        print(
+            f"postgres {args.pg_url}: {reachable(args.pg_url)}, redis {args.redis_url}: {reachable(args.redis_url)}",
+            file=sys.stderr,
+        )
     return 0 if ok else 1
 
 

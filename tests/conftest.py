@@ -38,7 +38,9 @@ def user(db):
 def staff(db):
     from apps.accounts.services import user_create
 
-    return user_create(username="root", password="root-password-1", is_staff=True, is_superuser=True)
+    return user_create(
+        username="root", password="root-password-1", is_staff=True, is_superuser=True
+    )
 
 
 @pytest.fixture
@@ -72,4 +74,6 @@ def _fast_password_hashing(request):
     # also run Django-free (-p no:django), hence the guard.
     if not request.config.pluginmanager.hasplugin("django"):
         return
-    request.getfixturevalue("settings").PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    request.getfixturevalue("settings").PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher"
+    ]

@@ -16,7 +16,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_until_healthy(url: str, proc: subprocess.Popen, log_tail: Callable[[], str], timeout: float) -> None:
+def wait_until_healthy(
+    url: str, proc: subprocess.Popen, log_tail: Callable[[], str], timeout: float
+) -> None:
     """Poll `url`/healthz until it answers; fail with the process's log if it dies or times out."""
     deadline = time.monotonic() + timeout
     while True:

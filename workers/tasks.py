@@ -18,8 +18,12 @@ _state: dict[str, object] = {"device": "cpu", "hostname": ""}
 def execute_run(run_id: int, attempt: int) -> str:
     from apps.runs.execution import run_execute
 
-    return run_execute(run_id=run_id, attempt=attempt, worker_name=str(_state["hostname"] or "eager"),
-                       device=str(_state["device"]))
+    return run_execute(
+        run_id=run_id,
+        attempt=attempt,
+        worker_name=str(_state["hostname"] or "eager"),
+        device=str(_state["device"]),
+    )
 
 
 @shared_task(name="crucible.fetch_dataset_version", acks_late=True, ignore_result=True)
@@ -56,11 +60,17 @@ class _WorkerHeartbeat(threading.Thread):
             try:
                 worker_heartbeat(hostname=self.hostname)
                 watchdog_sweep()
-                worker = Worker.objects.select_related("pool").filter(hostname=self.hostname).first()
-                if worker and worker.pool.draining and not Run.objects.filter(
-                    worker=worker, status=RunStatus.RUNNING
-                ).exists():
-                    log.warning("pool %s drained: shutting down %s", worker.pool.name, self.hostname)
+                worker = (
+                    Worker.objects.select_related("pool").filter(hostname=self.hostname).first()
+                )
+                if (
+                    worker
+                    and worker.pool.draining
+                    and not Run.objects.filter(worker=worker, status=RunStatus.RUNNING).exists()
+                ):
+                    log.warning(
+                        "pool %s drained: shutting down %s", worker.pool.name, self.hostname
+                    )
                     self.app.control.shutdown(destination=[self.hostname])
                     return
             except Exception:  # noqa: BLE001 - keep beating through database blips
@@ -81,7 +91,12 @@ def _on_worker_ready(sender=None, **_):
     _state["hostname"] = hostname
     devices = [d.as_dict() for d in list_devices()]
     concurrency = getattr(sender.pool, "limit", None) or sender.concurrency or 1
-    worker_register(hostname=hostname, pool_name=_pool_from_queues(sender), devices=devices, concurrency=concurrency)
+    worker_register(
+        hostname=hostname,
+        pool_name=_pool_from_queues(sender),
+        devices=devices,
+        concurrency=concurrency,
+    )
     beat = _WorkerHeartbeat(hostname, settings.CRUCIBLE_HEARTBEAT_SECONDS, sender.app)
     beat.start()
     _state["beat"] = beat

@@ -19,5 +19,14 @@ class TeamAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "key_prefix", "scopes", "created_at", "expires_at", "revoked_at", "last_used_at")
+    list_display = (
+        "name",
+        "user",
+        "key_prefix",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+    )
     readonly_fields = ("key_prefix", "key_hash", "created_at", "last_used_at")

@@ -13,13 +13,26 @@ from apps.accounts.services import api_token_create, api_token_revoke
 class TokenSerializer(serializers.ModelSerializer):
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "key_prefix", "scopes", "created_at", "expires_at", "revoked_at", "last_used_at"]
+        fields = [
+            "id",
+            "name",
+            "key_prefix",
+            "scopes",
+            "created_at",
+            "expires_at",
+            "revoked_at",
+            "last_used_at",
+        ]
 
 
 class TokenCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100, default="default")
-    scopes = serializers.ListField(child=serializers.CharField(max_length=16), default=["read", "submit"], max_length=3)
-    expires_in_days = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True, default=90)
+    scopes = serializers.ListField(
+        child=serializers.CharField(max_length=16), default=["read", "submit"], max_length=3
+    )
+    expires_in_days = serializers.IntegerField(
+        min_value=1, max_value=3650, required=False, allow_null=True, default=90
+    )
 
 
 class TokenListView(APIView):
@@ -32,7 +45,9 @@ class TokenListView(APIView):
         ser = TokenCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         token, raw = api_token_create(user=request.user, **ser.validated_data)
-        return Response({**TokenSerializer(token).data, "token": raw}, status=status.HTTP_201_CREATED)
+        return Response(
+            {**TokenSerializer(token).data, "token": raw}, status=status.HTTP_201_CREATED
+        )
 
 
 class TokenRevokeView(APIView):

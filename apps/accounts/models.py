@@ -23,7 +23,9 @@ class Team(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     max_concurrent_runs = models.PositiveIntegerField(default=50)
     max_runs_per_day = models.PositiveIntegerField(default=5000)
-    max_storage_bytes = models.PositiveBigIntegerField(default=20 * 1024**3, help_text="uploads and artifacts")
+    max_storage_bytes = models.PositiveBigIntegerField(
+        default=20 * 1024**3, help_text="uploads and artifacts"
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -40,7 +42,9 @@ class Membership(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "team"], name="one_membership_per_team")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "team"], name="one_membership_per_team")
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id} in {self.team_id} as {self.role}"

@@ -19,8 +19,14 @@ def team_get_or_create_personal(*, user: User) -> Team:
 
 
 @transaction.atomic
-def user_create(*, username: str, password: str, email: str = "", is_staff: bool = False,
-                is_superuser: bool = False) -> User:
+def user_create(
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    is_staff: bool = False,
+    is_superuser: bool = False,
+) -> User:
     user = User(username=username, email=email, is_staff=is_staff, is_superuser=is_superuser)
     user.set_password(password)
     user.full_clean()
@@ -29,13 +35,20 @@ def user_create(*, username: str, password: str, email: str = "", is_staff: bool
     return user
 
 
-def api_token_create(*, user: User, name: str = "default", scopes: list[str] | None = None,
-                     expires_in_days: int | None = 90) -> tuple[ApiToken, str]:
+def api_token_create(
+    *,
+    user: User,
+    name: str = "default",
+    scopes: list[str] | None = None,
+    expires_in_days: int | None = 90,
+) -> tuple[ApiToken, str]:
     """Create a token; return it and the raw key, which is never retrievable again."""
     scopes = list(scopes or ["read", "submit"])
     bad = [s for s in scopes if s not in ApiToken.SCOPES]
     if bad:
-        raise ValidationError({"scopes": f"unknown scope(s) {bad}; choose from {list(ApiToken.SCOPES)}"})
+        raise ValidationError(
+            {"scopes": f"unknown scope(s) {bad}; choose from {list(ApiToken.SCOPES)}"}
+        )
     if "admin" in scopes and not user.is_staff:
         raise ValidationError({"scopes": "only staff users can hold the admin scope"})
     raw = ApiToken.generate_raw()
@@ -65,7 +78,9 @@ def team_storage_used(*, team: Team) -> int:
     from apps.catalog.models import DatasetVersion
     from apps.runs.models import Artifact
 
-    datasets = DatasetVersion.objects.filter(dataset__team=team).aggregate(n=Sum("size_bytes"))["n"] or 0
+    datasets = (
+        DatasetVersion.objects.filter(dataset__team=team).aggregate(n=Sum("size_bytes"))["n"] or 0
+    )
     artifacts = Artifact.objects.filter(run__team=team).aggregate(n=Sum("size_bytes"))["n"] or 0
     return int(datasets) + int(artifacts)
 
@@ -77,5 +92,9 @@ def storage_quota_check(*, user, incoming_bytes: int, field: str = "file") -> No
     team = team_get_or_create_personal(user=user)
     used = team_storage_used(team=team)
     if used + incoming_bytes > team.max_storage_bytes:
-        raise ValidationError({field: f"storage quota: team {team.name} stores {used} of {team.max_storage_bytes} "
-                                      f"bytes; this upload needs {incoming_bytes} more"})
+        raise ValidationError(
+            {
+                field: f"storage quota: team {team.name} stores {used} of {team.max_storage_bytes} "
+                f"bytes; this upload needs {incoming_bytes} more"
+            }
+        )

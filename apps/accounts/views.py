@@ -17,14 +17,24 @@ def tokens(request):
         scopes = request.POST.getlist("scopes") or ["read", "submit"]
         try:
             days = int(request.POST.get("expires_in_days") or 90)
-            _, created = api_token_create(user=request.user, name=request.POST.get("name") or "default",
-                                          scopes=scopes, expires_in_days=days)
+            _, created = api_token_create(
+                user=request.user,
+                name=request.POST.get("name") or "default",
+                scopes=scopes,
+                expires_in_days=days,
+            )
         except (ValueError, ValidationError) as exc:
             error = "; ".join(getattr(exc, "messages", [str(exc)]))
-    return render(request, "accounts/tokens.html", {
-        "tokens": request.user.api_tokens.order_by("-id"), "created": created, "error": error,
-        "scopes": ApiToken.SCOPES,
-    })
+    return render(
+        request,
+        "accounts/tokens.html",
+        {
+            "tokens": request.user.api_tokens.order_by("-id"),
+            "created": created,
+            "error": error,
+            "scopes": ApiToken.SCOPES,
+        },
+    )
 
 
 @login_required

@@ -21,7 +21,7 @@ from apps.catalog.serializers import (
 
 
 class PredictionsUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="JSONL: one {\"id\": ..., \"answer\": ...} per line")
+    file = serializers.FileField(help_text='JSONL: one {"id": ..., "answer": ...} per line')
     benchmark_config = serializers.JSONField(required=False, default=dict)
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
 
@@ -33,7 +33,10 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return selectors.benchmarks_active()
 
-    @extend_schema(request={"multipart/form-data": PredictionsUploadSerializer}, responses={201: serializers.DictField()})
+    @extend_schema(
+        request={"multipart/form-data": PredictionsUploadSerializer},
+        responses={201: serializers.DictField()},
+    )
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def predictions(self, request, name=None):
         """Upload predictions for a benchmark split; they are scored server-side in a run."""
@@ -50,8 +53,13 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
                 config = json.loads(config or "{}")
             except json.JSONDecodeError:
                 raise serializers.ValidationError({"benchmark_config": "not valid JSON"}) from None
-        run = predictions_submit(user=request.user, benchmark=self.get_object().name, uploaded=ser.validated_data["file"],
-                                 benchmark_config=config, name=ser.validated_data["name"])
+        run = predictions_submit(
+            user=request.user,
+            benchmark=self.get_object().name,
+            uploaded=ser.validated_data["file"],
+            benchmark_config=config,
+            name=ser.validated_data["name"],
+        )
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
@@ -90,14 +98,24 @@ class DatasetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         ser = DatasetCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         d = ser.validated_data
-        common = {"name": d["name"], "user": request.user, "description": d["description"],
-                  "visibility": d["visibility"]}
+        common = {
+            "name": d["name"],
+            "user": request.user,
+            "description": d["description"],
+            "visibility": d["visibility"],
+        }
         if d.get("file") is not None:
-            version = services.dataset_version_create_upload(uploaded=d["file"], benchmark=d["benchmark"] or None, **common)
+            version = services.dataset_version_create_upload(
+                uploaded=d["file"], benchmark=d["benchmark"] or None, **common
+            )
         elif d.get("url"):
-            version = services.dataset_version_create_url(url=d["url"], sha256=d["sha256"], benchmark=d["benchmark"] or None, **common)
+            version = services.dataset_version_create_url(
+                url=d["url"], sha256=d["sha256"], benchmark=d["benchmark"] or None, **common
+            )
         else:
-            version = services.dataset_version_create_generator(params=d["params"], benchmark=d["benchmark"], **common)
+            version = services.dataset_version_create_generator(
+                params=d["params"], benchmark=d["benchmark"], **common
+            )
         return Response(DatasetVersionSerializer(version).data, status=status.HTTP_201_CREATED)
 
 

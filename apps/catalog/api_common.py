@@ -17,7 +17,10 @@ class Pagination(PageNumberPagination):
 
 def django_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
     if hasattr(exc, "error_dict"):
-        return {field: [str(m) for e in errs for m in e.messages] for field, errs in exc.error_dict.items()}
+        return {
+            field: [str(m) for e in errs for m in e.messages]
+            for field, errs in exc.error_dict.items()
+        }
     return {"non_field_errors": [str(m) for m in exc.messages]}
 
 

@@ -12,7 +12,9 @@ from django.conf import settings
 def _fernet() -> Fernet:
     key = settings.CRUCIBLE_FERNET_KEY
     if not key:
-        key = base64.urlsafe_b64encode(hashlib.sha256(("crucible-fernet:" + settings.SECRET_KEY).encode()).digest())
+        key = base64.urlsafe_b64encode(
+            hashlib.sha256(("crucible-fernet:" + settings.SECRET_KEY).encode()).digest()
+        )
     return Fernet(key)
 
 

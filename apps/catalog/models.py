@@ -21,7 +21,9 @@ class Paper(models.Model):
     headline_claim = models.TextField(blank=True)
     code_url = models.URLField(blank=True)
     url = models.URLField(blank=True)
-    claim = models.JSONField(default=dict, help_text="benchmark/method/baseline/metric testing the claim")
+    claim = models.JSONField(
+        default=dict, help_text="benchmark/method/baseline/metric testing the claim"
+    )
 
     def __str__(self) -> str:
         return self.title
@@ -31,11 +33,15 @@ class Benchmark(models.Model):
     name = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    paper = models.ForeignKey(Paper, null=True, blank=True, on_delete=models.SET_NULL, related_name="benchmarks")
+    paper = models.ForeignKey(
+        Paper, null=True, blank=True, on_delete=models.SET_NULL, related_name="benchmarks"
+    )
     metrics = models.JSONField(default=list)
     config_schema = models.JSONField(default=dict)
     datasets = models.JSONField(default=list)
-    active = models.BooleanField(default=True, help_text="False when its plugin is no longer installed")
+    active = models.BooleanField(
+        default=True, help_text="False when its plugin is no longer installed"
+    )
     # Bumped whenever a run of this benchmark finishes: leaderboard pages watch it.
     results_version = models.PositiveBigIntegerField(default=0)
 
@@ -47,19 +53,25 @@ class Benchmark(models.Model):
 
     @property
     def primary_metric(self) -> dict:
-        return next((m for m in self.metrics if m.get("primary")), self.metrics[0] if self.metrics else {})
+        return next(
+            (m for m in self.metrics if m.get("primary")), self.metrics[0] if self.metrics else {}
+        )
 
 
 class Method(models.Model):
     name = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    paper = models.ForeignKey(Paper, null=True, blank=True, on_delete=models.SET_NULL, related_name="methods")
+    paper = models.ForeignKey(
+        Paper, null=True, blank=True, on_delete=models.SET_NULL, related_name="methods"
+    )
     benchmarks = models.ManyToManyField(Benchmark, related_name="methods")
     config_schema = models.JSONField(default=dict)
     is_baseline = models.BooleanField(default=False)
     requires_model = models.BooleanField(default=False)
-    submission_only = models.BooleanField(default=False, help_text="only through a predictions upload")
+    submission_only = models.BooleanField(
+        default=False, help_text="only through a predictions upload"
+    )
     active = models.BooleanField(default=True)
 
     class Meta:
@@ -70,9 +82,15 @@ class Method(models.Model):
 
 
 class OwnedModel(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    team = models.ForeignKey("accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    team = models.ForeignKey(
+        "accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -82,7 +100,9 @@ class OwnedModel(models.Model):
 class Dataset(OwnedModel):
     name = models.SlugField(max_length=120, unique=True)
     description = models.TextField(blank=True)
-    benchmark = models.ForeignKey(Benchmark, null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_entries")
+    benchmark = models.ForeignKey(
+        Benchmark, null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_entries"
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -117,7 +137,9 @@ class DatasetVersion(models.Model):
 
     class Meta:
         ordering = ["dataset", "-version"]
-        constraints = [models.UniqueConstraint(fields=["dataset", "version"], name="dataset_version_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "version"], name="dataset_version_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.dataset.name}@v{self.version}"
@@ -136,7 +158,9 @@ class ModelEntry(OwnedModel):
     base_url = models.URLField(max_length=500, blank=True)
     model_id = models.CharField(max_length=200, blank=True)
     path = models.CharField(max_length=500, blank=True)
-    api_key_env = models.CharField(max_length=100, blank=True, help_text="environment variable holding the key")
+    api_key_env = models.CharField(
+        max_length=100, blank=True, help_text="environment variable holding the key"
+    )
     api_key_encrypted = models.BinaryField(blank=True, null=True, editable=False)
     options = models.JSONField(default=dict, blank=True)
     description = models.TextField(blank=True)

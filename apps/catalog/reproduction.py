@@ -12,24 +12,41 @@ from apps.runs.models import RunStatus, SummaryMetric
 
 
 def _measure(benchmark: Benchmark, method: str, metric: str) -> dict[str, Any] | None:
-    agg = (
-        SummaryMetric.objects.filter(benchmark=benchmark, key=metric, run__status=RunStatus.SUCCEEDED,
-                                     run__method__name=method, run__visibility="public", run__is_chunk=False)
-        .aggregate(mean=Avg("value"), mean_sq=Avg(F("value") * F("value")), n=Count("id"))
-    )
+    agg = SummaryMetric.objects.filter(
+        benchmark=benchmark,
+        key=metric,
+        run__status=RunStatus.SUCCEEDED,
+        run__method__name=method,
+        run__visibility="public",
+        run__is_chunk=False,
+    ).aggregate(mean=Avg("value"), mean_sq=Avg(F("value") * F("value")), n=Count("id"))
     if not agg["n"]:
         return None
-    return {"mean": agg["mean"], "ci95": ci95_from_moments(agg["mean"], agg["mean_sq"], agg["n"]), "n": agg["n"]}
+    return {
+        "mean": agg["mean"],
+        "ci95": ci95_from_moments(agg["mean"], agg["mean_sq"], agg["n"]),
+        "n": agg["n"],
+    }
 
 
 def reproduction_rows() -> list[dict[str, Any]]:
     rows = []
     # Seed papers are those whose plugin names a claim; papers cited only for a baseline are not rows.
-    for paper in Paper.objects.exclude(claim__benchmark="").exclude(claim={}).order_by("year", "title"):
+    for paper in (
+        Paper.objects.exclude(claim__benchmark="").exclude(claim={}).order_by("year", "title")
+    ):
         claim = paper.claim or {}
         bench = Benchmark.objects.filter(name=claim.get("benchmark", "")).first()
-        row: dict[str, Any] = {"paper": paper, "claim": claim, "benchmark": bench, "method": None, "baseline": None,
-                               "held": None, "status": "no runs yet", "goal": None}
+        row: dict[str, Any] = {
+            "paper": paper,
+            "claim": claim,
+            "benchmark": bench,
+            "method": None,
+            "baseline": None,
+            "held": None,
+            "status": "no runs yet",
+            "goal": None,
+        }
         if bench and claim.get("metric"):
             spec = next((m for m in bench.metrics if m["name"] == claim["metric"]), None)
             row["goal"] = spec["goal"] if spec else None
@@ -74,7 +91,11 @@ def reproduction_markdown() -> str:
     for row in reproduction_rows():
         p, c = row["paper"], row["claim"]
         arrow = {"max": "higher is better", "min": "lower is better"}.get(row["goal"] or "", "")
-        setting = f"`{c.get('benchmark', '')}`, metric `{c.get('metric', '')}` ({arrow})" if c.get("benchmark") else "—"
+        setting = (
+            f"`{c.get('benchmark', '')}`, metric `{c.get('metric', '')}` ({arrow})"
+            if c.get("benchmark")
+            else "—"
+        )
         held = {True: "yes", False: "no", None: row["status"]}[row["held"]]
         lines.append(
             f"| {p.title} ({', '.join(p.authors[:3])}{' et al.' if len(p.authors) > 3 else ''}, {_venue(p)}) "

@@ -15,7 +15,11 @@ def methods_active() -> QuerySet[Method]:
 
 
 def datasets_visible(user) -> QuerySet[Dataset]:
-    return Dataset.objects.filter(visible_q(user)).select_related("benchmark").prefetch_related("versions__dataset")
+    return (
+        Dataset.objects.filter(visible_q(user))
+        .select_related("benchmark")
+        .prefetch_related("versions__dataset")
+    )
 
 
 def models_visible(user) -> QuerySet[ModelEntry]:

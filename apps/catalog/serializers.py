@@ -8,7 +8,18 @@ from apps.catalog.models import Benchmark, Dataset, DatasetVersion, Method, Mode
 class PaperSerializer(serializers.ModelSerializer):
     class Meta:
         model = Paper
-        fields = ["key", "title", "authors", "venue", "year", "abstract", "headline_claim", "code_url", "url", "claim"]
+        fields = [
+            "key",
+            "title",
+            "authors",
+            "venue",
+            "year",
+            "abstract",
+            "headline_claim",
+            "code_url",
+            "url",
+            "claim",
+        ]
 
 
 class BenchmarkSerializer(serializers.ModelSerializer):
@@ -17,7 +28,18 @@ class BenchmarkSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Benchmark
-        fields = ["name", "title", "description", "paper", "metrics", "config_schema", "datasets", "methods", "active", "results_version"]
+        fields = [
+            "name",
+            "title",
+            "description",
+            "paper",
+            "metrics",
+            "config_schema",
+            "datasets",
+            "methods",
+            "active",
+            "results_version",
+        ]
 
 
 class MethodSerializer(serializers.ModelSerializer):
@@ -26,7 +48,18 @@ class MethodSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Method
-        fields = ["name", "title", "description", "paper", "benchmarks", "config_schema", "is_baseline", "requires_model", "submission_only", "active"]
+        fields = [
+            "name",
+            "title",
+            "description",
+            "paper",
+            "benchmarks",
+            "config_schema",
+            "is_baseline",
+            "requires_model",
+            "submission_only",
+            "active",
+        ]
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):
@@ -34,7 +67,19 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DatasetVersion
-        fields = ["id", "dataset", "version", "source", "status", "content_hash", "url", "params", "size_bytes", "error", "created_at"]
+        fields = [
+            "id",
+            "dataset",
+            "version",
+            "source",
+            "status",
+            "content_hash",
+            "url",
+            "params",
+            "size_bytes",
+            "error",
+            "created_at",
+        ]
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -50,7 +95,9 @@ class DatasetCreateSerializer(serializers.Serializer):
     """Register a dataset version from exactly one source: file, url (+ sha256), or generator params."""
 
     name = serializers.SlugField(max_length=120)
-    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=5000
+    )
     benchmark = serializers.SlugField(required=False, allow_blank=True, default="")
     visibility = serializers.ChoiceField(choices=["public", "team"], default="public")
     file = serializers.FileField(required=False)
@@ -61,11 +108,15 @@ class DatasetCreateSerializer(serializers.Serializer):
     def validate(self, attrs):
         sources = [k for k in ("file", "url", "params") if attrs.get(k) not in (None, "")]
         if len(sources) != 1:
-            raise serializers.ValidationError({"source": "give exactly one of file, url (with sha256) or params (generator)"})
+            raise serializers.ValidationError(
+                {"source": "give exactly one of file, url (with sha256) or params (generator)"}
+            )
         if "url" in sources and not attrs.get("sha256"):
             raise serializers.ValidationError({"sha256": "required with url"})
         if "params" in sources and not attrs.get("benchmark"):
-            raise serializers.ValidationError({"benchmark": "a generated dataset names the benchmark whose generator makes it"})
+            raise serializers.ValidationError(
+                {"benchmark": "a generated dataset names the benchmark whose generator makes it"}
+            )
         return attrs
 
 
@@ -74,8 +125,20 @@ class ModelEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ModelEntry
-        fields = ["id", "name", "kind", "base_url", "model_id", "path", "api_key_env", "has_stored_key", "options",
-                  "description", "visibility", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "base_url",
+            "model_id",
+            "path",
+            "api_key_env",
+            "has_stored_key",
+            "options",
+            "description",
+            "visibility",
+            "created_at",
+        ]
 
 
 class ModelCreateSerializer(serializers.Serializer):
@@ -84,8 +147,14 @@ class ModelCreateSerializer(serializers.Serializer):
     base_url = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
     model_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     path = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
-    api_key = serializers.CharField(required=False, allow_blank=True, default="", write_only=True, max_length=500)
-    api_key_env = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    api_key = serializers.CharField(
+        required=False, allow_blank=True, default="", write_only=True, max_length=500
+    )
+    api_key_env = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=100
+    )
     options = serializers.JSONField(required=False, default=dict)
-    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=5000
+    )
     visibility = serializers.ChoiceField(choices=["public", "team"], default="public")

@@ -59,7 +59,9 @@ def _check_table(text: str, delimiter: str) -> None:
             if width is None:
                 width = len(row)
             elif len(row) != width:
-                _refuse(f"line {number} has {len(row)} columns; the header has {width} (truncated or malformed file?)")
+                _refuse(
+                    f"line {number} has {len(row)} columns; the header has {width} (truncated or malformed file?)"
+                )
     except csv.Error as exc:
         _refuse(f"is not valid CSV at line {rows.line_num}: {exc}")
     if width is None:
@@ -101,7 +103,9 @@ def _check_archive(uploaded, name: str) -> None:
             _refuse(str(exc))
         except (EOFError, OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as exc:
             # tarfile/zipfile raise these for truncated or corrupt archives
-            _refuse(f"{Path(name).name}: the archive is truncated or corrupt ({type(exc).__name__}: {exc})")
+            _refuse(
+                f"{Path(name).name}: the archive is truncated or corrupt ({type(exc).__name__}: {exc})"
+            )
 
 
 def check_upload(uploaded) -> None:

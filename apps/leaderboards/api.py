@@ -34,9 +34,17 @@ def board_from_request(request, name: str, *, all_columns: bool | None = None) -
     export = params.get("export") in ("csv", "json")
     limit = None if export else _bounded_int(params, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     offset = 0 if export else _bounded_int(params, "offset", 0, 0, 10**9)
-    return leaderboard(benchmark=bench, user=request.user, methods=split("method"), models=split("model"),
-                       sort=sort, descending=None if not order else order == "desc", all_columns=all_columns,
-                       limit=limit, offset=offset)
+    return leaderboard(
+        benchmark=bench,
+        user=request.user,
+        methods=split("method"),
+        models=split("model"),
+        sort=sort,
+        descending=None if not order else order == "desc",
+        all_columns=all_columns,
+        limit=limit,
+        offset=offset,
+    )
 
 
 def _bounded_int(params, name: str, default: int, low: int, high: int) -> int:
@@ -64,13 +72,23 @@ def board_csv_response(board: dict) -> HttpResponse:
 
 class LeaderboardView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("sort", str), OpenApiParameter("order", str, enum=["asc", "desc"]),
-                    OpenApiParameter("method", str, description="comma-separated"),
-                    OpenApiParameter("model", str, description="comma-separated"),
-                    OpenApiParameter("export", str, enum=["json", "csv"]),
-                    OpenApiParameter("columns", str, enum=["declared", "all"], description="all: every logged summary key"),
-                    OpenApiParameter("limit", int, description=f"rows per page (default {DEFAULT_LIMIT}; exports: all)"),
-                    OpenApiParameter("offset", int, description="rank of the first row minus one")],
+        parameters=[
+            OpenApiParameter("sort", str),
+            OpenApiParameter("order", str, enum=["asc", "desc"]),
+            OpenApiParameter("method", str, description="comma-separated"),
+            OpenApiParameter("model", str, description="comma-separated"),
+            OpenApiParameter("export", str, enum=["json", "csv"]),
+            OpenApiParameter(
+                "columns",
+                str,
+                enum=["declared", "all"],
+                description="all: every logged summary key",
+            ),
+            OpenApiParameter(
+                "limit", int, description=f"rows per page (default {DEFAULT_LIMIT}; exports: all)"
+            ),
+            OpenApiParameter("offset", int, description="rank of the first row minus one"),
+        ],
         responses={200: serializers.DictField()},
     )
     def get(self, request, name: str):

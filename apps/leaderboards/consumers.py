@@ -33,7 +33,11 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     @database_sync_to_async
     def _version(self):
-        return Benchmark.objects.filter(name=self.benchmark).values_list("results_version", flat=True).first()
+        return (
+            Benchmark.objects.filter(name=self.benchmark)
+            .values_list("results_version", flat=True)
+            .first()
+        )
 
     async def _check(self):
         version = await self._version()

@@ -25,8 +25,13 @@ def predictions_upload(request, name: str):
 
     split = request.POST.get("split", "test")
     try:
-        run = predictions_submit(user=request.user, benchmark=name, uploaded=request.FILES.get("file"),
-                                 benchmark_config={"split": split} if split else {}, name=request.POST.get("name", ""))
+        run = predictions_submit(
+            user=request.user,
+            benchmark=name,
+            uploaded=request.FILES.get("file"),
+            benchmark_config={"split": split} if split else {},
+            name=request.POST.get("name", ""),
+        )
     except ValidationError as exc:
         for field, reasons in django_errors(exc).items():
             messages.error(request, f"{field}: {'; '.join(reasons)}")
@@ -46,15 +51,22 @@ def benchmark_detail(request, name: str):
         return board_csv_response(board)
     if export == "json":
         return JsonResponse(board, json_dumps_params={"indent": 1})
-    return render(request, "leaderboards/benchmark.html", {
-        "comparison_figure": _comparison_figure(request, bench),
-        "bench": bench, "board": board, "methods": bench.methods.filter(active=True).order_by("name"),
-        "selected_methods": [m for m in request.GET.get("method", "").split(",") if m],
-        # EXISTS per model instead of DISTINCT over a join with every run of the benchmark.
-        "models": ModelEntry.objects.filter(Exists(Run.objects.filter(model=OuterRef("pk"), benchmark=bench)))
-        .order_by("name"),
-        "takes_predictions": bench.methods.filter(submission_only=True, active=True).exists(),
-    })
+    return render(
+        request,
+        "leaderboards/benchmark.html",
+        {
+            "comparison_figure": _comparison_figure(request, bench),
+            "bench": bench,
+            "board": board,
+            "methods": bench.methods.filter(active=True).order_by("name"),
+            "selected_methods": [m for m in request.GET.get("method", "").split(",") if m],
+            # EXISTS per model instead of DISTINCT over a join with every run of the benchmark.
+            "models": ModelEntry.objects.filter(
+                Exists(Run.objects.filter(model=OuterRef("pk"), benchmark=bench))
+            ).order_by("name"),
+            "takes_predictions": bench.methods.filter(submission_only=True, active=True).exists(),
+        },
+    )
 
 
 def _comparison_figure(request, bench: Benchmark) -> dict | None:

@@ -7,7 +7,15 @@ from apps.pools.models import Worker, WorkerPool
 class WorkerInline(admin.TabularInline):
     model = Worker
     extra = 0
-    readonly_fields = ("hostname", "pid", "devices", "concurrency", "started_at", "last_heartbeat", "stopped_at")
+    readonly_fields = (
+        "hostname",
+        "pid",
+        "devices",
+        "concurrency",
+        "started_at",
+        "last_heartbeat",
+        "stopped_at",
+    )
     can_delete = False
 
 

@@ -41,7 +41,11 @@ class PoolListView(APIView):
 
 class PoolActionView(APIView):
     required_scope = "admin"
-    ACTIONS = {"pause": services.pool_pause, "resume": services.pool_resume, "drain": services.pool_drain}
+    ACTIONS = {
+        "pause": services.pool_pause,
+        "resume": services.pool_resume,
+        "drain": services.pool_drain,
+    }
 
     @extend_schema(request=None, responses={200: PoolStateSerializer})
     def post(self, request, name: str, action: str):

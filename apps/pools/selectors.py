@@ -21,19 +21,38 @@ def pools_overview() -> list[dict]:
     ).order_by("name")
     workers = list(Worker.objects.select_related("pool").order_by("hostname"))
     current: dict[int, list[int]] = {}
-    for run_id, worker_id in Run.objects.filter(status=RunStatus.RUNNING, worker__isnull=False).values_list("pk", "worker_id"):
+    for run_id, worker_id in Run.objects.filter(
+        status=RunStatus.RUNNING, worker__isnull=False
+    ).values_list("pk", "worker_id"):
         current.setdefault(worker_id, []).append(run_id)
     out = []
     for pool in pools:
         ws = [
             {
-                "hostname": w.hostname, "pid": w.pid, "devices": w.devices, "concurrency": w.concurrency,
-                "last_heartbeat": w.last_heartbeat, "online": bool(w.last_heartbeat and w.last_heartbeat >= cutoff and not w.stopped_at),
+                "hostname": w.hostname,
+                "pid": w.pid,
+                "devices": w.devices,
+                "concurrency": w.concurrency,
+                "last_heartbeat": w.last_heartbeat,
+                "online": bool(
+                    w.last_heartbeat and w.last_heartbeat >= cutoff and not w.stopped_at
+                ),
                 "current_runs": current.get(w.pk, []),
             }
-            for w in workers if w.pool_id == pool.pk
+            for w in workers
+            if w.pool_id == pool.pk
         ]
-        out.append({"name": pool.name, "description": pool.description, "paused": pool.paused, "draining": pool.draining,
-                    "queue": pool.queue, "queued": pool.queued, "running": pool.running, "workers": ws,
-                    "online_workers": sum(w["online"] for w in ws)})
+        out.append(
+            {
+                "name": pool.name,
+                "description": pool.description,
+                "paused": pool.paused,
+                "draining": pool.draining,
+                "queue": pool.queue,
+                "queued": pool.queued,
+                "running": pool.running,
+                "workers": ws,
+                "online_workers": sum(w["online"] for w in ws),
+            }
+        )
     return out

@@ -49,12 +49,20 @@ def pool_drain(*, pool: WorkerPool) -> WorkerPool:
     return pool
 
 
-def worker_register(*, hostname: str, pool_name: str, devices: list[dict], concurrency: int) -> Worker:
+def worker_register(
+    *, hostname: str, pool_name: str, devices: list[dict], concurrency: int
+) -> Worker:
     pool = pool_get_or_create(name=pool_name)
     worker, _ = Worker.objects.update_or_create(
         hostname=hostname,
-        defaults={"pool": pool, "pid": os.getpid(), "devices": devices, "concurrency": concurrency,
-                  "last_heartbeat": timezone.now(), "stopped_at": None},
+        defaults={
+            "pool": pool,
+            "pid": os.getpid(),
+            "devices": devices,
+            "concurrency": concurrency,
+            "last_heartbeat": timezone.now(),
+            "stopped_at": None,
+        },
     )
     return worker
 

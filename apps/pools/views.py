@@ -19,7 +19,11 @@ def pools_page(request):
 @require_POST
 def pool_action(request, name: str, action: str):
     pool = get_object_or_404(WorkerPool, name=name)
-    handlers = {"pause": services.pool_pause, "resume": services.pool_resume, "drain": services.pool_drain}
+    handlers = {
+        "pause": services.pool_pause,
+        "resume": services.pool_resume,
+        "drain": services.pool_drain,
+    }
     if action not in handlers:
         messages.error(request, f"unknown action {action!r}")
     else:

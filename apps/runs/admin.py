@@ -5,7 +5,17 @@ from apps.runs.models import Artifact, Run, Sweep
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ("id", "benchmark", "method", "seed", "status", "attempt", "worker_name", "created_at", "finished_at")
+    list_display = (
+        "id",
+        "benchmark",
+        "method",
+        "seed",
+        "status",
+        "attempt",
+        "worker_name",
+        "created_at",
+        "finished_at",
+    )
     list_filter = ("status", "benchmark", "method", "pool")
     search_fields = ("id", "name", "worker_name")
     readonly_fields = [f.name for f in Run._meta.fields]

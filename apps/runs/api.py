@@ -44,7 +44,8 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         qs = selectors.runs_filter(
             selectors.runs_visible(self.request.user),
             **{f: params.get(f, "") for f in ("benchmark", "method", "model", "pool")},
-            statuses=[s for s in params.get("status", "").split(",") if s], sweep_id=int(sweep) if sweep else None,
+            statuses=[s for s in params.get("status", "").split(",") if s],
+            sweep_id=int(sweep) if sweep else None,
         )
         if params.get("mine") in ("1", "true"):
             qs = qs.filter(owner=self.request.user)
@@ -76,19 +77,27 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         new = services.run_retry(run=run, user=request.user)
         return Response(RunSerializer(new).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[OpenApiParameter("keys", str, description="comma-separated metric keys")],
-                   responses={200: serializers.DictField()})
+    @extend_schema(
+        parameters=[OpenApiParameter("keys", str, description="comma-separated metric keys")],
+        responses={200: serializers.DictField()},
+    )
     @action(detail=True, methods=["get"])
     def metrics(self, request, pk=None):
         keys = [k for k in request.query_params.get("keys", "").split(",") if k]
         return Response(selectors.run_metric_series(self.get_object(), keys or None))
 
-    @extend_schema(parameters=[OpenApiParameter("after", int)], responses={200: LogEntrySerializer(many=True)})
+    @extend_schema(
+        parameters=[OpenApiParameter("after", int)], responses={200: LogEntrySerializer(many=True)}
+    )
     @action(detail=True, methods=["get"])
     def logs(self, request, pk=None):
-        return Response(selectors.run_log_lines(self.get_object(), after=_int_param(request, "after")))
+        return Response(
+            selectors.run_log_lines(self.get_object(), after=_int_param(request, "after"))
+        )
 
-    @extend_schema(parameters=[OpenApiParameter("after", int)], responses={200: EventSerializer(many=True)})
+    @extend_schema(
+        parameters=[OpenApiParameter("after", int)], responses={200: EventSerializer(many=True)}
+    )
     @action(detail=True, methods=["get"])
     def events(self, request, pk=None):
         run = self.get_object()
@@ -97,7 +106,9 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses={200: ArtifactSerializer(many=True)})
     @action(detail=True, methods=["get"])
     def artifacts(self, request, pk=None):
-        return Response(ArtifactSerializer(self.get_object().artifacts.filter(private=False), many=True).data)
+        return Response(
+            ArtifactSerializer(self.get_object().artifacts.filter(private=False), many=True).data
+        )
 
     @extend_schema(responses={(200, "application/octet-stream"): bytes})
     @action(detail=True, methods=["get"], url_path=r"artifacts/(?P<name>[A-Za-z0-9._/-]+)")
@@ -128,7 +139,12 @@ class SweepViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         from apps.runs.selectors import visible_q
 
-        return Sweep.objects.filter(visible_q(self.request.user)).select_related("benchmark", "method").prefetch_related("runs").order_by("-id")
+        return (
+            Sweep.objects.filter(visible_q(self.request.user))
+            .select_related("benchmark", "method")
+            .prefetch_related("runs")
+            .order_by("-id")
+        )
 
     @extend_schema(request=SweepSubmitSerializer, responses={201: SweepSerializer})
     def create(self, request, *args, **kwargs):

@@ -16,9 +16,15 @@ from workers.core import registry
 def _siblings(run: Run) -> list[Run]:
     n_field, i_field = registry.get_benchmark(run.benchmark.name).chunk_fields
     base = {k: v for k, v in run.benchmark_config.items() if k != i_field}
-    candidates = Run.objects.filter(sweep_id=run.sweep_id, is_chunk=True, seed=run.seed, method_id=run.method_id)
-    return [r for r in candidates if {k: v for k, v in r.benchmark_config.items() if k != i_field} == base
-            and r.method_config == run.method_config]
+    candidates = Run.objects.filter(
+        sweep_id=run.sweep_id, is_chunk=True, seed=run.seed, method_id=run.method_id
+    )
+    return [
+        r
+        for r in candidates
+        if {k: v for k, v in r.benchmark_config.items() if k != i_field} == base
+        and r.method_config == run.method_config
+    ]
 
 
 def chunks_merge_if_complete(*, run_id: int) -> Run | None:
@@ -37,8 +43,12 @@ def chunks_merge_if_complete(*, run_id: int) -> Run | None:
         Sweep.objects.select_for_update().filter(pk=run.sweep_id).first()
         # The merged result is the unsharded configuration's result: same config, same hash.
         merged_config = {**run.benchmark_config, n_field: 1, i_field: 0}
-        if Run.objects.filter(merged_from_id=run.sweep_id, seed=run.seed, method_id=run.method_id,
-                              benchmark_config=merged_config).exists():
+        if Run.objects.filter(
+            merged_from_id=run.sweep_id,
+            seed=run.seed,
+            method_id=run.method_id,
+            benchmark_config=merged_config,
+        ).exists():
             return None
         payloads = []
         for chunk in sorted(done, key=lambda r: r.benchmark_config[i_field]):
@@ -52,16 +62,41 @@ def chunks_merge_if_complete(*, run_id: int) -> Run | None:
 
         now = timezone.now()
         merged = Run.objects.create(
-            owner=run.owner, team=run.team, visibility=run.visibility, benchmark=run.benchmark, method=run.method,
-            model=run.model, pool=run.pool, benchmark_config=merged_config, method_config=run.method_config,
-            config_hash=config_hash(merged_config, run.method_config, run.model_id), seed=run.seed,
-            name=run.name or f"merged sweep {run.sweep_id}", status=RunStatus.SUCCEEDED, started_at=min(r.started_at for r in done),
-            finished_at=now, summary=summary, merged_from_id=run.sweep_id, progress_done=1, progress_total=1,
-            status_reason=f"merged from {expected} chunk runs: " + ", ".join(f"#{r.pk}" for r in done),
-            code_version=run.code_version, package_versions=run.package_versions, datasets_used=run.datasets_used,
+            owner=run.owner,
+            team=run.team,
+            visibility=run.visibility,
+            benchmark=run.benchmark,
+            method=run.method,
+            model=run.model,
+            pool=run.pool,
+            benchmark_config=merged_config,
+            method_config=run.method_config,
+            config_hash=config_hash(merged_config, run.method_config, run.model_id),
+            seed=run.seed,
+            name=run.name or f"merged sweep {run.sweep_id}",
+            status=RunStatus.SUCCEEDED,
+            started_at=min(r.started_at for r in done),
+            finished_at=now,
+            summary=summary,
+            merged_from_id=run.sweep_id,
+            progress_done=1,
+            progress_total=1,
+            status_reason=f"merged from {expected} chunk runs: "
+            + ", ".join(f"#{r.pk}" for r in done),
+            code_version=run.code_version,
+            package_versions=run.package_versions,
+            datasets_used=run.datasets_used,
         )
-        SummaryMetric.objects.bulk_create([SummaryMetric(run=merged, benchmark_id=run.benchmark_id, key=k, value=v)
-                                           for k, v in summary.items()])
+        SummaryMetric.objects.bulk_create(
+            [
+                SummaryMetric(run=merged, benchmark_id=run.benchmark_id, key=k, value=v)
+                for k, v in summary.items()
+            ]
+        )
         event_append(run_id=merged.pk, kind="summary", data={"values": summary})
-        event_append(run_id=merged.pk, kind="status", data={"status": RunStatus.SUCCEEDED, "reason": merged.status_reason})
+        event_append(
+            run_id=merged.pk,
+            kind="status",
+            data={"status": RunStatus.SUCCEEDED, "reason": merged.status_reason},
+        )
     return merged

@@ -63,7 +63,9 @@ class RunConsumer(AsyncJsonWebsocketConsumer):
         poll from sending the same events twice."""
         async with self._lock:
             while True:
-                batch = await database_sync_to_async(events_after)(run_id=self.run_id, after=self.last_seq, limit=2000)
+                batch = await database_sync_to_async(events_after)(
+                    run_id=self.run_id, after=self.last_seq, limit=2000
+                )
                 if not batch:
                     return
                 for event in batch:

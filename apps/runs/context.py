@@ -42,9 +42,10 @@ def points_insert(rows: list[tuple[int, str, int, float | None]]) -> None:
     bulk_create spends most of its time building objects and SQL, COPY is the physical floor)."""
     if connection.vendor == "postgresql":
         table = MetricPoint._meta.db_table
-        with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {table} (run_id, key, step, value) FROM STDIN"
-        ) as copy:
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {table} (run_id, key, step, value) FROM STDIN") as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
         return
@@ -89,8 +90,15 @@ class DjangoRunContext(RunContext):
         events: list[tuple[str, dict]] = []
         run_id = self.run_id
         # isfinite inline (not finite_or_none per value): this loop touches every point.
-        clean_points = [(step, {k: v if isfinite(v) else None for k, v in values.items()}) for step, values in points]
-        rows = [(run_id, key, step, value) for step, values in clean_points for key, value in values.items()]
+        clean_points = [
+            (step, {k: v if isfinite(v) else None for k, v in values.items()})
+            for step, values in points
+        ]
+        rows = [
+            (run_id, key, step, value)
+            for step, values in clean_points
+            for key, value in values.items()
+        ]
         if points:
             events.append(("metrics", {"points": [[s, v] for s, v in clean_points]}))
         if logs:
@@ -100,13 +108,18 @@ class DjangoRunContext(RunContext):
             done, total, note = progress
             events.append(("progress", {"done": done, "total": total, "note": note}))
             update.update(progress_done=done, progress_total=total, progress_note=note[:300])
+
         def write() -> None:
             with transaction.atomic():
                 # Fenced by attempt: once the watchdog has requeued this run, the old execution's
                 # writes are refused, so two executions can never interleave their points.
-                current = Run.objects.filter(pk=self.run_id, attempt=self.attempt, status=RunStatus.RUNNING)
+                current = Run.objects.filter(
+                    pk=self.run_id, attempt=self.attempt, status=RunStatus.RUNNING
+                )
                 if not current.update(**update):
-                    raise RunSuperseded(f"run {self.run_id} attempt {self.attempt} is no longer the running attempt")
+                    raise RunSuperseded(
+                        f"run {self.run_id} attempt {self.attempt} is no longer the running attempt"
+                    )
                 if rows:
                     points_insert(rows)
                 events_append(run_id=self.run_id, events=events)
@@ -137,27 +150,42 @@ class DjangoRunContext(RunContext):
         self.summary_values.update({k: clean_number(v) for k, v in values.items()})
         self.flush()
         values = {k: finite_or_none(v) for k, v in self.summary_values.items()}
-        with_db_retry(lambda: event_append(run_id=self.run_id, kind="summary", data={"values": values}),
-                      what=f"run {self.run_id} summary")
+        with_db_retry(
+            lambda: event_append(run_id=self.run_id, kind="summary", data={"values": values}),
+            what=f"run {self.run_id} summary",
+        )
 
     def save_artifact(self, name: str, obj: Any, *, private: bool = False) -> None:
         data, content_type = artifact_bytes(obj)
         if not ARTIFACT_NAME.fullmatch(name) or ".." in name.split("/"):
-            raise ValueError(f"artifact name {name!r}: use letters, digits, '.', '_', '-' and '/' between folders")
+            raise ValueError(
+                f"artifact name {name!r}: use letters, digits, '.', '_', '-' and '/' between folders"
+            )
         self.flush()
-        with_db_retry(lambda: self._store_artifact(name, data, content_type, private), what=f"run {self.run_id} artifact")
+        with_db_retry(
+            lambda: self._store_artifact(name, data, content_type, private),
+            what=f"run {self.run_id} artifact",
+        )
 
     def _store_artifact(self, name: str, data: bytes, content_type: str, private: bool) -> None:
         with transaction.atomic():
             Artifact.objects.filter(run_id=self.run_id, name=name).delete()
-            art = Artifact(run_id=self.run_id, name=name, content_type=content_type, size_bytes=len(data),
-                           private=private)
+            art = Artifact(
+                run_id=self.run_id,
+                name=name,
+                content_type=content_type,
+                size_bytes=len(data),
+                private=private,
+            )
             folder = "private" if private else "public"
             art.file.save(f"run-{self.run_id}/{folder}/{name}", ContentFile(data), save=False)
             art.save()
             if not private:  # events are shown to every viewer of the run
-                event_append(run_id=self.run_id, kind="artifact",
-                             data={"name": name, "content_type": content_type, "size": len(data)})
+                event_append(
+                    run_id=self.run_id,
+                    kind="artifact",
+                    data={"name": name, "content_type": content_type, "size": len(data)},
+                )
 
     def check_cancelled(self) -> None:
         now = time.monotonic()

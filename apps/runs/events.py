@@ -50,9 +50,14 @@ def events_append(*, run_id: int, events: list[tuple[str, dict[str, Any]]]) -> i
         last = Run.objects.filter(pk=run_id).values_list("event_seq", flat=True).get()
         first = last - len(events) + 1
         RunEvent.objects.bulk_create(
-            [RunEvent(run_id=run_id, seq=first + i, kind=kind, data=data) for i, (kind, data) in enumerate(events)]
+            [
+                RunEvent(run_id=run_id, seq=first + i, kind=kind, data=data)
+                for i, (kind, data) in enumerate(events)
+            ]
         )
-        transaction.on_commit(lambda: announce(run_group(run_id), {"type": "run.wake", "seq": last}))
+        transaction.on_commit(
+            lambda: announce(run_group(run_id), {"type": "run.wake", "seq": last})
+        )
     return last
 
 
@@ -86,5 +91,6 @@ def events_after(*, run_id: int, after: int, limit: int = 5000) -> list[dict[str
         .values("seq", "kind", "data", "created_at")[:limit]
     )
     return [
-        {"seq": r["seq"], "kind": r["kind"], "data": r["data"], "ts": r["created_at"].isoformat()} for r in rows
+        {"seq": r["seq"], "kind": r["kind"], "data": r["data"], "ts": r["created_at"].isoformat()}
+        for r in rows
     ]

@@ -28,19 +28,36 @@ from workers.core.context import RunCancelled, seed_everything
 
 log = logging.getLogger(__name__)
 
-TRACKED_PACKAGES = ("torch", "numpy", "scipy", "scikit-learn", "transformers", "django", "celery", "crucible")
+TRACKED_PACKAGES = (
+    "torch",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "transformers",
+    "django",
+    "celery",
+    "crucible",
+)
 
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
     root = Path(settings.BASE_DIR)
     try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                             text=True, timeout=5)
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
         sha = out.stdout.strip()
         if sha:
-            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            dirty = subprocess.run(
+                ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            ).stdout.strip()
             return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
@@ -77,18 +94,34 @@ def run_claim(*, run_id: int, attempt: int, worker_name: str, device: str) -> bo
             Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(dispatched_at=None)
             return False
         worker = Worker.objects.filter(hostname=worker_name).first()
-        claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, attempt=attempt, cancel_requested=False).update(
-            status=RunStatus.RUNNING, started_at=now, heartbeat_at=now, worker=worker, worker_name=worker_name,
-            device=device, code_version=code_version(), package_versions=package_versions(),
-            status_reason="", error="", traceback="",
+        claimed = Run.objects.filter(
+            pk=run_id, status=RunStatus.QUEUED, attempt=attempt, cancel_requested=False
+        ).update(
+            status=RunStatus.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=worker,
+            worker_name=worker_name,
+            device=device,
+            code_version=code_version(),
+            package_versions=package_versions(),
+            status_reason="",
+            error="",
+            traceback="",
         )
         if claimed:
             if attempt > 1:
                 # Curves belong to an attempt: a requeued run draws them afresh, never doubled.
                 MetricPoint.objects.filter(run_id=run_id).delete()
-            event_append(run_id=run_id, kind="status",
-                         data={"status": RunStatus.RUNNING, "attempt": attempt,
-                               "reason": f"started on {worker_name} ({device}), attempt {attempt}"})
+            event_append(
+                run_id=run_id,
+                kind="status",
+                data={
+                    "status": RunStatus.RUNNING,
+                    "attempt": attempt,
+                    "reason": f"started on {worker_name} ({device}), attempt {attempt}",
+                },
+            )
     return bool(claimed)
 
 
@@ -103,9 +136,9 @@ class _Heartbeat(threading.Thread):
     def run(self) -> None:
         while not self.stop_event.wait(self.interval):
             try:
-                Run.objects.filter(pk=self.run_id, status=RunStatus.RUNNING, attempt=self.attempt).update(
-                    heartbeat_at=timezone.now()
-                )
+                Run.objects.filter(
+                    pk=self.run_id, status=RunStatus.RUNNING, attempt=self.attempt
+                ).update(heartbeat_at=timezone.now())
             except Exception:  # noqa: BLE001 - database blip: try again next beat
                 log.warning("heartbeat for run %s failed", self.run_id, exc_info=True)
             finally:
@@ -119,9 +152,18 @@ def build_model_adapter(entry: ModelEntry | None):
 
     from workers.models.base import ModelSpec, build_adapter
 
-    api_key = decrypt_secret(entry.api_key_encrypted) or (os.environ.get(entry.api_key_env, "") if entry.api_key_env else "")
-    spec = ModelSpec(kind=entry.kind, name=entry.name, base_url=entry.base_url, model_id=entry.model_id,
-                     path=entry.path, api_key=api_key, options=dict(entry.options or {}))
+    api_key = decrypt_secret(entry.api_key_encrypted) or (
+        os.environ.get(entry.api_key_env, "") if entry.api_key_env else ""
+    )
+    spec = ModelSpec(
+        kind=entry.kind,
+        name=entry.name,
+        base_url=entry.base_url,
+        model_id=entry.model_id,
+        path=entry.path,
+        api_key=api_key,
+        options=dict(entry.options or {}),
+    )
     return build_adapter(spec)
 
 
@@ -138,8 +180,12 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         method_cls = registry.get_method(run.method.name)
         bench = bench_cls(run.benchmark_config)
         method = method_cls(run.method_config)
-        ctx = DjangoRunContext(run, device=device, data_dir=settings.CRUCIBLE_DATA_DIR,
-                               model=build_model_adapter(run.model))
+        ctx = DjangoRunContext(
+            run,
+            device=device,
+            data_dir=settings.CRUCIBLE_DATA_DIR,
+            model=build_model_adapter(run.model),
+        )
         seed_everything(run.seed)
         if device == "cpu":
             # Small models run many times faster on one thread than fighting over a shared CPU.
@@ -151,11 +197,24 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
         ctx.flush()
         summary = ctx.summary_values
         primary = bench_cls.primary_metric().name
-        with_db_retry(lambda: _record_datasets(run, ctx.datasets_used, ctx.dataset_sources), what="dataset record")
+        with_db_retry(
+            lambda: _record_datasets(run, ctx.datasets_used, ctx.dataset_sources),
+            what="dataset record",
+        )
         if primary not in summary:
-            raise RuntimeError(f"benchmark {run.benchmark.name!r} finished without logging its primary metric {primary!r}")
-        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.SUCCEEDED, reason="finished",
-                                         summary=summary), what=f"run {run_id} finish")
+            raise RuntimeError(
+                f"benchmark {run.benchmark.name!r} finished without logging its primary metric {primary!r}"
+            )
+        with_db_retry(
+            lambda: run_finish(
+                run_id=run_id,
+                attempt=attempt,
+                status=RunStatus.SUCCEEDED,
+                reason="finished",
+                summary=summary,
+            ),
+            what=f"run {run_id} finish",
+        )
         return RunStatus.SUCCEEDED
     except RunSuperseded as exc:
         # The watchdog gave the run to a new attempt (this worker looked silent, e.g. through a
@@ -165,14 +224,27 @@ def run_execute(*, run_id: int, attempt: int, worker_name: str, device: str = "c
     except RunCancelled as exc:
         _flush_quietly(ctx)
         reason = str(exc) or "cancelled"
-        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED, reason=reason),
-                      what=f"run {run_id} finish")
+        with_db_retry(
+            lambda: run_finish(
+                run_id=run_id, attempt=attempt, status=RunStatus.CANCELLED, reason=reason
+            ),
+            what=f"run {run_id} finish",
+        )
         return RunStatus.CANCELLED
     except Exception as exc:  # noqa: BLE001 - every failure is recorded on the run page
         _flush_quietly(ctx)
         error, tb = f"{type(exc).__name__}: {exc}", traceback.format_exc()
-        with_db_retry(lambda: run_finish(run_id=run_id, attempt=attempt, status=RunStatus.FAILED, reason=error[:500],
-                                         error=error, tb=tb), what=f"run {run_id} finish")
+        with_db_retry(
+            lambda: run_finish(
+                run_id=run_id,
+                attempt=attempt,
+                status=RunStatus.FAILED,
+                reason=error[:500],
+                error=error,
+                tb=tb,
+            ),
+            what=f"run {run_id} finish",
+        )
         return RunStatus.FAILED
     finally:
         heartbeat.stop_event.set()
@@ -194,7 +266,14 @@ def _record_datasets(run: Run, used: dict[str, str], sources: dict[str, str]) ->
     from apps.catalog.services import dataset_version_record
 
     Run.objects.filter(pk=run.pk).update(datasets_used=used)
-    run.dataset_versions.add(*[
-        dataset_version_record(name=name, content_hash=content_hash, source=sources.get(name, ""), benchmark=run.benchmark)
-        for name, content_hash in used.items()
-    ])
+    run.dataset_versions.add(
+        *[
+            dataset_version_record(
+                name=name,
+                content_hash=content_hash,
+                source=sources.get(name, ""),
+                benchmark=run.benchmark,
+            )
+            for name, content_hash in used.items()
+        ]
+    )

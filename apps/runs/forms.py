@@ -50,7 +50,12 @@ def schema_fields(schema: dict, prefix: str, values: dict | None = None) -> list
             widget, choices = "checkbox", []
         elif json_type in ("integer", "number"):
             widget, choices = "number", []
-            for key, attr in (("minimum", "min"), ("maximum", "max"), ("exclusiveMinimum", "min"), ("exclusiveMaximum", "max")):
+            for key, attr in (
+                ("minimum", "min"),
+                ("maximum", "max"),
+                ("exclusiveMinimum", "min"),
+                ("exclusiveMaximum", "max"),
+            ):
                 if key in prop:
                     attrs[attr] = prop[key]
             attrs["step"] = 1 if json_type == "integer" else "any"
@@ -64,8 +69,18 @@ def schema_fields(schema: dict, prefix: str, values: dict | None = None) -> list
             widget, choices = "text", []
             if "maxLength" in prop:
                 attrs["maxlength"] = prop["maxLength"]
-        out.append(FormField(name=f"{prefix}.{name}", label=prop.get("title", name), widget=widget, value=value,
-                             help=prop.get("description", ""), choices=choices, attrs=attrs, json_type=json_type))
+        out.append(
+            FormField(
+                name=f"{prefix}.{name}",
+                label=prop.get("title", name),
+                widget=widget,
+                value=value,
+                help=prop.get("description", ""),
+                choices=choices,
+                attrs=attrs,
+                json_type=json_type,
+            )
+        )
     return out
 
 

@@ -22,10 +22,14 @@ TERMINAL = (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED)
 class Sweep(OwnedModel):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="sweeps")
     method = models.ForeignKey(Method, on_delete=models.PROTECT, related_name="sweeps")
-    model = models.ForeignKey(ModelEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="sweeps")
+    model = models.ForeignKey(
+        ModelEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="sweeps"
+    )
     benchmark_config = models.JSONField(default=dict, blank=True)
     method_config = models.JSONField(default=dict, blank=True)
-    grid = models.JSONField(default=dict, help_text="'benchmark.<field>' or 'method.<field>' -> list of values")
+    grid = models.JSONField(
+        default=dict, help_text="'benchmark.<field>' or 'method.<field>' -> list of values"
+    )
     seeds = models.JSONField(default=list)
     name = models.CharField(max_length=200, blank=True)
 
@@ -33,9 +37,15 @@ class Sweep(OwnedModel):
 class Run(OwnedModel):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="runs")
     method = models.ForeignKey(Method, on_delete=models.PROTECT, related_name="runs")
-    model = models.ForeignKey(ModelEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="runs")
-    sweep = models.ForeignKey(Sweep, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
-    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
+    model = models.ForeignKey(
+        ModelEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    sweep = models.ForeignKey(
+        Sweep, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    retry_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries"
+    )
     pool = models.ForeignKey("pools.WorkerPool", on_delete=models.PROTECT, related_name="runs")
     benchmark_config = models.JSONField(default=dict, blank=True)
     method_config = models.JSONField(default=dict, blank=True)
@@ -51,7 +61,9 @@ class Run(OwnedModel):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.ForeignKey("pools.Worker", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    worker = models.ForeignKey(
+        "pools.Worker", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
     worker_name = models.CharField(max_length=255, blank=True)
     device = models.CharField(max_length=200, blank=True)
 
@@ -64,13 +76,17 @@ class Run(OwnedModel):
     traceback = models.TextField(blank=True)
     failed_by_platform = models.BooleanField(default=False)
     # A run whose result merges the chunk runs of a sharded sweep (it did not execute itself).
-    merged_from = models.ForeignKey(Sweep, null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_runs")
+    merged_from = models.ForeignKey(
+        Sweep, null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_runs"
+    )
     is_chunk = models.BooleanField(default=False, help_text="one chunk of a sharded evaluation")
 
     code_version = models.CharField(max_length=64, blank=True)
     package_versions = models.JSONField(default=dict, blank=True)
     dataset_versions = models.ManyToManyField(DatasetVersion, blank=True, related_name="runs")
-    datasets_used = models.JSONField(default=dict, blank=True, help_text="dataset name -> content hash")
+    datasets_used = models.JSONField(
+        default=dict, blank=True, help_text="dataset name -> content hash"
+    )
     event_seq = models.PositiveBigIntegerField(default=0, help_text="seq of the last stored event")
 
     class Meta:
@@ -81,8 +97,12 @@ class Run(OwnedModel):
             models.Index(fields=["status", "heartbeat_at"]),
         ]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=[s.value for s in RunStatus]), name="run_status_valid"),
-            models.CheckConstraint(condition=Q(progress_done__gte=0), name="run_progress_nonnegative"),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in RunStatus]), name="run_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(progress_done__gte=0), name="run_progress_nonnegative"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -96,7 +116,11 @@ class Run(OwnedModel):
     def progress_percent(self) -> float:
         if self.status == RunStatus.SUCCEEDED:
             return 100.0
-        return round(100.0 * self.progress_done / self.progress_total, 1) if self.progress_total else 0.0
+        return (
+            round(100.0 * self.progress_done / self.progress_total, 1)
+            if self.progress_total
+            else 0.0
+        )
 
 
 class MetricPoint(models.Model):
@@ -168,7 +192,3 @@ class Artifact(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} {self.name}"
-
-
-
-

@@ -18,17 +18,31 @@ def visible_q(user, prefix: str = "") -> Q:
 
 
 def runs_visible(user) -> QuerySet[Run]:
-    return Run.objects.filter(visible_q(user)).select_related("benchmark", "method", "model", "pool", "owner")
+    return Run.objects.filter(visible_q(user)).select_related(
+        "benchmark", "method", "model", "pool", "owner"
+    )
 
 
-def runs_filter(qs: QuerySet[Run], *, benchmark: str = "", method: str = "", model: str = "", pool: str = "",
-                statuses: list[str] | None = None, sweep_id: int | None = None) -> QuerySet[Run]:
+def runs_filter(
+    qs: QuerySet[Run],
+    *,
+    benchmark: str = "",
+    method: str = "",
+    model: str = "",
+    pool: str = "",
+    statuses: list[str] | None = None,
+    sweep_id: int | None = None,
+) -> QuerySet[Run]:
     """The run-list filters the page and the API share (names, statuses, sweep)."""
     from apps.catalog.models import Benchmark, Method, ModelEntry
     from apps.pools.models import WorkerPool
 
-    for field, value, model_cls in (("benchmark", benchmark, Benchmark), ("method", method, Method),
-                                    ("model", model, ModelEntry), ("pool", pool, WorkerPool)):
+    for field, value, model_cls in (
+        ("benchmark", benchmark, Benchmark),
+        ("method", method, Method),
+        ("model", model, ModelEntry),
+        ("pool", pool, WorkerPool),
+    ):
         if value:
             # The name resolved to its id first (one indexed lookup), not joined: with a literal
             # id PostgreSQL estimates the filter from the column's statistics and walks the
@@ -58,8 +72,9 @@ def run_can_modify(user, run: Run) -> bool:
         return False
     from apps.accounts.models import Membership
 
-    return Membership.objects.filter(user=user, team_id=run.team_id,
-                                     role__in=[Membership.Role.MAINTAINER, Membership.Role.ADMIN]).exists()
+    return Membership.objects.filter(
+        user=user, team_id=run.team_id, role__in=[Membership.Role.MAINTAINER, Membership.Role.ADMIN]
+    ).exists()
 
 
 def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict[str, list]]:
@@ -67,7 +82,11 @@ def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict
     if keys:
         qs = qs.filter(key__in=keys)
     out: dict[str, dict[str, list]] = {}
-    for key, step, value in qs.order_by("key", "step", "id").values_list("key", "step", "value").iterator(chunk_size=10000):
+    for key, step, value in (
+        qs.order_by("key", "step", "id")
+        .values_list("key", "step", "value")
+        .iterator(chunk_size=10000)
+    ):
         series = out.setdefault(key, {"steps": [], "values": []})
         series["steps"].append(step)
         series["values"].append(value)
@@ -75,5 +94,12 @@ def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict
 
 
 def run_log_lines(run: Run, after: int = 0, limit: int = 10000) -> list[dict]:
-    rows = RunEvent.objects.filter(run=run, kind="log", seq__gt=after).order_by("seq").values("seq", "data", "created_at")[:limit]
-    return [{"seq": r["seq"], "ts": r["created_at"].isoformat(), "lines": r["data"]["lines"]} for r in rows]
+    rows = (
+        RunEvent.objects.filter(run=run, kind="log", seq__gt=after)
+        .order_by("seq")
+        .values("seq", "data", "created_at")[:limit]
+    )
+    return [
+        {"seq": r["seq"], "ts": r["created_at"].isoformat(), "lines": r["data"]["lines"]}
+        for r in rows
+    ]

@@ -29,11 +29,15 @@ MAX_SWEEP_RUNS = 500
 
 
 def config_hash(benchmark_config: dict, method_config: dict, model_id: int | None) -> str:
-    payload = json.dumps({"b": benchmark_config, "m": method_config, "model": model_id}, sort_keys=True, default=str)
+    payload = json.dumps(
+        {"b": benchmark_config, "m": method_config, "model": model_id}, sort_keys=True, default=str
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def configs_validate(benchmark: Benchmark, method: Method, benchmark_config: Any, method_config: Any) -> tuple[dict, dict]:
+def configs_validate(
+    benchmark: Benchmark, method: Method, benchmark_config: Any, method_config: Any
+) -> tuple[dict, dict]:
     """Validate both configs against the plugins' pydantic models; return the normalised dicts
     (defaults filled in) so stored runs say exactly what ran."""
     errors: dict[str, list[str]] = {}
@@ -54,18 +58,33 @@ def configs_validate(benchmark: Benchmark, method: Method, benchmark_config: Any
     return out[0], out[1]
 
 
-def _resolve(benchmark: str, method: str, model: str | None, pool: str | None, *, allow_submission_only: bool = False):
+def _resolve(
+    benchmark: str,
+    method: str,
+    model: str | None,
+    pool: str | None,
+    *,
+    allow_submission_only: bool = False,
+):
     errors: dict[str, str] = {}
-    bench = Benchmark.objects.filter(name=benchmark, active=True).first() if isinstance(benchmark, str) else None
+    bench = (
+        Benchmark.objects.filter(name=benchmark, active=True).first()
+        if isinstance(benchmark, str)
+        else None
+    )
     if bench is None:
         errors["benchmark"] = f"unknown benchmark {benchmark!r}"
-    meth = Method.objects.filter(name=method, active=True).first() if isinstance(method, str) else None
+    meth = (
+        Method.objects.filter(name=method, active=True).first() if isinstance(method, str) else None
+    )
     if meth is None:
         errors["method"] = f"unknown method {method!r}"
     elif bench is not None and not meth.benchmarks.filter(pk=bench.pk).exists():
         errors["method"] = f"method {method!r} does not run on benchmark {benchmark!r}"
     elif meth.submission_only and not allow_submission_only:
-        errors["method"] = f"method {method!r} scores uploaded predictions: use the predictions upload"
+        errors["method"] = (
+            f"method {method!r} scores uploaded predictions: use the predictions upload"
+        )
     model_entry = None
     if model:
         model_entry = ModelEntry.objects.filter(name=model).first()
@@ -91,9 +110,15 @@ def _check_quota(user, new_runs: int) -> None:
 
     teams = Team.objects.filter(memberships__user=user)
     for team in teams:
-        active = Run.objects.filter(team=team, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).count()
+        active = Run.objects.filter(
+            team=team, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]
+        ).count()
         if active + new_runs > team.max_concurrent_runs:
-            raise ValidationError({"quota": f"team {team.name} may have {team.max_concurrent_runs} queued or running runs; it has {active}"})
+            raise ValidationError(
+                {
+                    "quota": f"team {team.name} may have {team.max_concurrent_runs} queued or running runs; it has {active}"
+                }
+            )
         since = timezone.now() - timedelta(days=1)
         today = (
             Run.objects.filter(team=team, created_at__gte=since)
@@ -102,7 +127,11 @@ def _check_quota(user, new_runs: int) -> None:
             .count()
         )
         if today + new_runs > team.max_runs_per_day:
-            raise ValidationError({"quota": f"team {team.name} may submit {team.max_runs_per_day} runs a day; it has {today}"})
+            raise ValidationError(
+                {
+                    "quota": f"team {team.name} may submit {team.max_runs_per_day} runs a day; it has {today}"
+                }
+            )
 
 
 def _owner_team(user):
@@ -111,51 +140,117 @@ def _owner_team(user):
     return team_get_or_create_personal(user=user) if user else None
 
 
-def _new_run(*, user, team, bench, meth, model_entry, pool, bconf, mconf, seed: int, sweep=None, name: str = "",
-             retry_of=None, visibility: str = "public", is_chunk: bool = False) -> Run:
+def _new_run(
+    *,
+    user,
+    team,
+    bench,
+    meth,
+    model_entry,
+    pool,
+    bconf,
+    mconf,
+    seed: int,
+    sweep=None,
+    name: str = "",
+    retry_of=None,
+    visibility: str = "public",
+    is_chunk: bool = False,
+) -> Run:
     if not isinstance(seed, int) or isinstance(seed, bool) or not (0 <= seed < 2**31):
         raise ValidationError({"seed": "must be an integer in [0, 2^31)"})
     run = Run(
-        owner=user, team=team, visibility=visibility,
-        benchmark=bench, method=meth, model=model_entry, pool=pool, benchmark_config=bconf, method_config=mconf,
-        config_hash=config_hash(bconf, mconf, model_entry.pk if model_entry else None), seed=seed, sweep=sweep,
-        name=name[:200], retry_of=retry_of, is_chunk=is_chunk,
+        owner=user,
+        team=team,
+        visibility=visibility,
+        benchmark=bench,
+        method=meth,
+        model=model_entry,
+        pool=pool,
+        benchmark_config=bconf,
+        method_config=mconf,
+        config_hash=config_hash(bconf, mconf, model_entry.pk if model_entry else None),
+        seed=seed,
+        sweep=sweep,
+        name=name[:200],
+        retry_of=retry_of,
+        is_chunk=is_chunk,
     )
     run.full_clean(exclude=["config_hash"])
     run.save()
-    event_append(run_id=run.pk, kind="status", data={"status": RunStatus.QUEUED, "reason": "submitted"})
+    event_append(
+        run_id=run.pk, kind="status", data={"status": RunStatus.QUEUED, "reason": "submitted"}
+    )
     transaction.on_commit(lambda: run_dispatch(run_id=run.pk))
     return run
 
 
 @transaction.atomic
-def run_submit(*, user, benchmark: str, method: str, model: str | None = None, benchmark_config: Any = None,
-               method_config: Any = None, seed: int = 0, pool: str | None = None, name: str = "",
-               visibility: str = "public", allow_submission_only: bool = False) -> Run:
-    bench, meth, model_entry, pool_obj = _resolve(benchmark, method, model, pool,
-                                                  allow_submission_only=allow_submission_only)
+def run_submit(
+    *,
+    user,
+    benchmark: str,
+    method: str,
+    model: str | None = None,
+    benchmark_config: Any = None,
+    method_config: Any = None,
+    seed: int = 0,
+    pool: str | None = None,
+    name: str = "",
+    visibility: str = "public",
+    allow_submission_only: bool = False,
+) -> Run:
+    bench, meth, model_entry, pool_obj = _resolve(
+        benchmark, method, model, pool, allow_submission_only=allow_submission_only
+    )
     bconf, mconf = configs_validate(bench, meth, benchmark_config, method_config)
     _check_quota(user, 1)
-    return _new_run(user=user, team=_owner_team(user), bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj,
-                    bconf=bconf, mconf=mconf, seed=seed, name=name, visibility=visibility)
+    return _new_run(
+        user=user,
+        team=_owner_team(user),
+        bench=bench,
+        meth=meth,
+        model_entry=model_entry,
+        pool=pool_obj,
+        bconf=bconf,
+        mconf=mconf,
+        seed=seed,
+        name=name,
+        visibility=visibility,
+    )
 
 
 def _expand_grid(grid: dict[str, list]) -> list[dict[str, Any]]:
     if not isinstance(grid, dict):
-        raise ValidationError({"grid": "must be an object of 'benchmark.<field>' or 'method.<field>' to lists"})
+        raise ValidationError(
+            {"grid": "must be an object of 'benchmark.<field>' or 'method.<field>' to lists"}
+        )
     for key, values in grid.items():
         if not (key.startswith("benchmark.") or key.startswith("method.")):
             raise ValidationError({f"grid.{key}": "keys start with 'benchmark.' or 'method.'"})
         if not isinstance(values, list) or not values:
             raise ValidationError({f"grid.{key}": "must be a non-empty list of values"})
     keys = list(grid)
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    return [
+        dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 @transaction.atomic
-def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None, benchmark_config: Any = None,
-                 method_config: Any = None, seeds: list[int] | None = None, grid: dict | None = None,
-                 pool: str | None = None, name: str = "", shards: int | None = None) -> Sweep:
+def sweep_submit(
+    *,
+    user,
+    benchmark: str,
+    method: str,
+    model: str | None = None,
+    benchmark_config: Any = None,
+    method_config: Any = None,
+    seeds: list[int] | None = None,
+    grid: dict | None = None,
+    pool: str | None = None,
+    name: str = "",
+    shards: int | None = None,
+) -> Sweep:
     """Several seeds and/or a small grid in one submission; each point is validated first, so
     a bad grid value creates no runs at all. `shards=k` splits each configuration of a
     benchmark that supports it into k chunk runs, merged into one result when all finish."""
@@ -163,7 +258,9 @@ def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None,
     if shards is not None:
         chunk_fields = registry.get_benchmark(bench.name).chunk_fields
         if not chunk_fields:
-            raise ValidationError({"shards": f"benchmark {bench.name!r} cannot be split into chunks"})
+            raise ValidationError(
+                {"shards": f"benchmark {bench.name!r} cannot be split into chunks"}
+            )
         if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= 1000:
             raise ValidationError({"shards": "must be an integer in [1, 1000]"})
         n_field, i_field = chunk_fields
@@ -173,14 +270,24 @@ def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None,
         benchmark_config = {**(benchmark_config or {}), n_field: shards}
         grid[f"benchmark.{i_field}"] = list(range(shards))
     seeds = seeds if seeds is not None else [0]
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+    ):
         raise ValidationError({"seeds": "must be a non-empty list of integers"})
     if len(set(seeds)) != len(seeds):
         raise ValidationError({"seeds": "contains duplicates"})
     points = _expand_grid(grid or {})
     if len(points) * len(seeds) > MAX_SWEEP_RUNS:
-        raise ValidationError({"grid": f"a sweep may create at most {MAX_SWEEP_RUNS} runs, this one {len(points) * len(seeds)}"})
-    base_b = dict(benchmark_config or {}) if isinstance(benchmark_config, dict) else benchmark_config
+        raise ValidationError(
+            {
+                "grid": f"a sweep may create at most {MAX_SWEEP_RUNS} runs, this one {len(points) * len(seeds)}"
+            }
+        )
+    base_b = (
+        dict(benchmark_config or {}) if isinstance(benchmark_config, dict) else benchmark_config
+    )
     base_m = dict(method_config or {}) if isinstance(method_config, dict) else method_config
     configs = []
     for point in points:
@@ -193,14 +300,34 @@ def sweep_submit(*, user, benchmark: str, method: str, model: str | None = None,
         except ValidationError as exc:
             raise ValidationError({f"grid point {point}": [str(e) for e in exc.messages]}) from None
     _check_quota(user, len(configs) * len(seeds))
-    sweep = Sweep.objects.create(owner=user, benchmark=bench, method=meth, model=model_entry,
-                                 benchmark_config=base_b or {}, method_config=base_m or {}, grid=grid or {},
-                                 seeds=seeds, name=name[:200])
+    sweep = Sweep.objects.create(
+        owner=user,
+        benchmark=bench,
+        method=meth,
+        model=model_entry,
+        benchmark_config=base_b or {},
+        method_config=base_m or {},
+        grid=grid or {},
+        seeds=seeds,
+        name=name[:200],
+    )
     team = _owner_team(user)
     for bconf, mconf in configs:
         for seed in seeds:
-            _new_run(user=user, team=team, bench=bench, meth=meth, model_entry=model_entry, pool=pool_obj, bconf=bconf,
-                     mconf=mconf, seed=seed, sweep=sweep, name=name, is_chunk=bool(shards and shards > 1))
+            _new_run(
+                user=user,
+                team=team,
+                bench=bench,
+                meth=meth,
+                model_entry=model_entry,
+                pool=pool_obj,
+                bconf=bconf,
+                mconf=mconf,
+                seed=seed,
+                sweep=sweep,
+                name=name,
+                is_chunk=bool(shards and shards > 1),
+            )
     return sweep
 
 
@@ -226,7 +353,11 @@ def run_dispatch(*, run_id: int) -> bool:
 
 
 def runs_dispatch_held(*, pool: WorkerPool) -> int:
-    ids = list(Run.objects.filter(pool=pool, status=RunStatus.QUEUED, dispatched_at__isnull=True).values_list("pk", flat=True))
+    ids = list(
+        Run.objects.filter(
+            pool=pool, status=RunStatus.QUEUED, dispatched_at__isnull=True
+        ).values_list("pk", flat=True)
+    )
     for run_id in ids:
         run_dispatch(run_id=run_id)
     return len(ids)
@@ -238,10 +369,15 @@ def run_cancel(*, run: Run, reason: str = "cancelled by user") -> Run:
         raise ValidationError({"status": f"run is already {run.status}"})
     with transaction.atomic():
         changed = Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-            status=RunStatus.CANCELLED, cancel_requested=True, finished_at=timezone.now(), status_reason=reason
+            status=RunStatus.CANCELLED,
+            cancel_requested=True,
+            finished_at=timezone.now(),
+            status_reason=reason,
         )
         if changed:
-            event_append(run_id=run.pk, kind="status", data={"status": RunStatus.CANCELLED, "reason": reason})
+            event_append(
+                run_id=run.pk, kind="status", data={"status": RunStatus.CANCELLED, "reason": reason}
+            )
             _bump_benchmark(run.benchmark_id)
         else:
             Run.objects.filter(pk=run.pk).update(cancel_requested=True)
@@ -257,9 +393,21 @@ def run_retry(*, run: Run, user) -> Run:
         raise ValidationError({"status": "only finished, failed or cancelled runs can be retried"})
     _check_quota(user, 1)
     owner = user or run.owner
-    return _new_run(user=owner, team=_owner_team(owner), bench=run.benchmark, meth=run.method, model_entry=run.model,
-                    pool=run.pool, bconf=run.benchmark_config, mconf=run.method_config, seed=run.seed,
-                    sweep=run.sweep, name=run.name, retry_of=run, visibility=run.visibility)
+    return _new_run(
+        user=owner,
+        team=_owner_team(owner),
+        bench=run.benchmark,
+        meth=run.method,
+        model_entry=run.model,
+        pool=run.pool,
+        bconf=run.benchmark_config,
+        mconf=run.method_config,
+        seed=run.seed,
+        sweep=run.sweep,
+        name=run.name,
+        retry_of=run,
+        visibility=run.visibility,
+    )
 
 
 def _bump_benchmark(benchmark_id: int) -> None:
@@ -269,8 +417,17 @@ def _bump_benchmark(benchmark_id: int) -> None:
         transaction.on_commit(lambda: announce(benchmark_group(name), {"type": "leaderboard.wake"}))
 
 
-def run_finish(*, run_id: int, attempt: int, status: str, reason: str = "", error: str = "", tb: str = "",
-               summary: dict | None = None, failed_by_platform: bool = False) -> bool:
+def run_finish(
+    *,
+    run_id: int,
+    attempt: int,
+    status: str,
+    reason: str = "",
+    error: str = "",
+    tb: str = "",
+    summary: dict | None = None,
+    failed_by_platform: bool = False,
+) -> bool:
     """Terminal transition, guarded by attempt so a requeued run's old worker cannot overwrite."""
     assert status in TERMINAL
     from apps.runs.context import finite_or_none
@@ -281,22 +438,38 @@ def run_finish(*, run_id: int, attempt: int, status: str, reason: str = "", erro
         if run is None:
             return False
         changed = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING, attempt=attempt).update(
-            status=status, finished_at=timezone.now(), status_reason=reason[:500], error=error, traceback=tb,
-            failed_by_platform=failed_by_platform, summary=summary or {},
+            status=status,
+            finished_at=timezone.now(),
+            status_reason=reason[:500],
+            error=error,
+            traceback=tb,
+            failed_by_platform=failed_by_platform,
+            summary=summary or {},
         )
         if not changed:
             return False
         # Pre-aggregated leaderboard: lock the board before adding summary rows (see
         # apps/leaderboards/aggregates.py for why the order matters), increment in this transaction.
-        board_built = status == RunStatus.SUCCEEDED and (summary or run.is_chunk) and cells_lock(run.benchmark_id)
+        board_built = (
+            status == RunStatus.SUCCEEDED
+            and (summary or run.is_chunk)
+            and cells_lock(run.benchmark_id)
+        )
         if status == RunStatus.SUCCEEDED and summary:
             SummaryMetric.objects.bulk_create(
-                [SummaryMetric(run_id=run_id, benchmark_id=run.benchmark_id, key=k, value=v) for k, v in summary.items()],
+                [
+                    SummaryMetric(run_id=run_id, benchmark_id=run.benchmark_id, key=k, value=v)
+                    for k, v in summary.items()
+                ],
                 ignore_conflicts=True,
             )
             if board_built:
                 cells_add(run, summary)
-        event_append(run_id=run_id, kind="status", data={"status": status, "reason": reason, "error": error[:2000]})
+        event_append(
+            run_id=run_id,
+            kind="status",
+            data={"status": status, "reason": reason, "error": error[:2000]},
+        )
         _bump_benchmark(run.benchmark_id)
         if run.is_chunk and status == RunStatus.SUCCEEDED:
             from apps.runs.chunks import chunks_merge_if_complete

@@ -18,17 +18,25 @@ from workers.core import registry
 MAX_PREDICTIONS_BYTES = 50 * 1024 * 1024
 
 
-def predictions_submit(*, user, benchmark: str, uploaded, benchmark_config: dict | None = None, name: str = "") -> Run:
+def predictions_submit(
+    *, user, benchmark: str, uploaded, benchmark_config: dict | None = None, name: str = ""
+) -> Run:
     bench = Benchmark.objects.filter(name=benchmark, active=True).first()
     if bench is None:
         raise ValidationError({"benchmark": f"unknown benchmark {benchmark!r}"})
     method = bench.methods.filter(submission_only=True, active=True).first()
     if method is None:
-        raise ValidationError({"benchmark": f"benchmark {benchmark!r} does not take prediction uploads"})
+        raise ValidationError(
+            {"benchmark": f"benchmark {benchmark!r} does not take prediction uploads"}
+        )
     if uploaded is None:
-        raise ValidationError({"file": "upload a predictions file (JSONL: one {\"id\", \"answer\"} per line)"})
+        raise ValidationError(
+            {"file": 'upload a predictions file (JSONL: one {"id", "answer"} per line)'}
+        )
     if uploaded.size > MAX_PREDICTIONS_BYTES:
-        raise ValidationError({"file": f"file is {uploaded.size} bytes; the limit is {MAX_PREDICTIONS_BYTES}"})
+        raise ValidationError(
+            {"file": f"file is {uploaded.size} bytes; the limit is {MAX_PREDICTIONS_BYTES}"}
+        )
     from apps.accounts.services import storage_quota_check
 
     storage_quota_check(user=user, incoming_bytes=uploaded.size)
@@ -45,9 +53,16 @@ def predictions_submit(*, user, benchmark: str, uploaded, benchmark_config: dict
         raise ValidationError({"file": str(exc)}) from None
     config = {"split": "test", **(benchmark_config or {})}
     try:
-        return run_submit(user=user, benchmark=bench.name, method=method.name, benchmark_config=config,
-                          method_config={"predictions_file": str(path)}, name=name or "uploaded predictions",
-                          visibility="team", allow_submission_only=True)
+        return run_submit(
+            user=user,
+            benchmark=bench.name,
+            method=method.name,
+            benchmark_config=config,
+            method_config={"predictions_file": str(path)},
+            name=name or "uploaded predictions",
+            visibility="team",
+            allow_submission_only=True,
+        )
     except ValidationError:
         default_storage.delete(stored)
         raise

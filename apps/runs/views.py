@@ -28,18 +28,36 @@ def home(request):
 @login_required
 def launch(request):
     benchmarks = list(benchmarks_active())
-    bench_name = request.GET.get("benchmark") or request.POST.get("benchmark") or (benchmarks[0].name if benchmarks else "")
+    bench_name = (
+        request.GET.get("benchmark")
+        or request.POST.get("benchmark")
+        or (benchmarks[0].name if benchmarks else "")
+    )
     bench = get_object_or_404(Benchmark, name=bench_name, active=True) if bench_name else None
-    methods = list(bench.methods.filter(active=True, submission_only=False).order_by("is_baseline", "name")) if bench else []
-    method_name = request.GET.get("method") or request.POST.get("method") or (methods[0].name if methods else "")
+    methods = (
+        list(
+            bench.methods.filter(active=True, submission_only=False).order_by("is_baseline", "name")
+        )
+        if bench
+        else []
+    )
+    method_name = (
+        request.GET.get("method")
+        or request.POST.get("method")
+        or (methods[0].name if methods else "")
+    )
     method = next((m for m in methods if m.name == method_name), None)
     if bench and method is None and method_name:
         raise Http404(f"method {method_name!r} does not run on {bench.name}")
     bench_fields = schema_fields(bench.config_schema, "benchmark_config") if bench else []
     method_fields = schema_fields(method.config_schema, "method_config") if method else []
     errors: dict[str, list[str]] = {}
-    form = {"seeds": request.POST.get("seeds", "0"), "grid": request.POST.get("grid", ""), "name": request.POST.get("name", ""),
-            "model": request.POST.get("model", "")}
+    form = {
+        "seeds": request.POST.get("seeds", "0"),
+        "grid": request.POST.get("grid", ""),
+        "name": request.POST.get("name", ""),
+        "model": request.POST.get("model", ""),
+    }
     if request.method == "POST" and bench and method:
         bconf, e1 = parse_submitted(bench_fields, request.POST)
         mconf, e2 = parse_submitted(method_fields, request.POST)
@@ -61,9 +79,15 @@ def launch(request):
                     errors.setdefault(key, reasons)
         else:
             try:
-                common = {"user": request.user, "benchmark": bench.name, "method": method.name,
-                          "model": form["model"] or None, "benchmark_config": bconf, "method_config": mconf,
-                          "name": form["name"]}
+                common = {
+                    "user": request.user,
+                    "benchmark": bench.name,
+                    "method": method.name,
+                    "model": form["model"] or None,
+                    "benchmark_config": bconf,
+                    "method_config": mconf,
+                    "name": form["name"],
+                }
                 if len(seeds) == 1 and not grid:
                     run = services.run_submit(seed=seeds[0], **common)
                     return redirect("run-detail", run_id=run.pk)
@@ -75,11 +99,24 @@ def launch(request):
     status = 400 if errors else 200
     for f in bench_fields + method_fields:
         f.errors = errors.pop(f.name, [])
-    return render(request, "runs/launch.html", {
-        "benchmarks": benchmarks, "bench": bench, "methods": methods, "method": method,
-        "bench_fields": bench_fields, "method_fields": method_fields, "errors": errors, "form": form,
-        "models": list(models_visible(request.user)) if method and method.requires_model else [],
-    }, status=status)
+    return render(
+        request,
+        "runs/launch.html",
+        {
+            "benchmarks": benchmarks,
+            "bench": bench,
+            "methods": methods,
+            "method": method,
+            "bench_fields": bench_fields,
+            "method_fields": method_fields,
+            "errors": errors,
+            "form": form,
+            "models": list(models_visible(request.user))
+            if method and method.requires_model
+            else [],
+        },
+        status=status,
+    )
 
 
 def _parse_seeds(raw: str, errors: dict) -> list[int]:
@@ -99,13 +136,23 @@ def run_list(request):
     sweep = request.GET.get("sweep", "")
     if sweep.isdigit():
         filters["sweep"] = sweep
-    qs = selectors.runs_filter(selectors.runs_visible(request.user), benchmark=filters.get("benchmark", ""),
-                               method=filters.get("method", ""),
-                               statuses=[filters["status"]] if "status" in filters else None,
-                               sweep_id=int(sweep) if sweep.isdigit() else None).order_by("-id")
-    return render(request, "runs/list.html", {"runs": qs[:200], "filters": filters,
-                                              "benchmarks": Benchmark.objects.filter(active=True),
-                                              "methods": Method.objects.filter(active=True)})
+    qs = selectors.runs_filter(
+        selectors.runs_visible(request.user),
+        benchmark=filters.get("benchmark", ""),
+        method=filters.get("method", ""),
+        statuses=[filters["status"]] if "status" in filters else None,
+        sweep_id=int(sweep) if sweep.isdigit() else None,
+    ).order_by("-id")
+    return render(
+        request,
+        "runs/list.html",
+        {
+            "runs": qs[:200],
+            "filters": filters,
+            "benchmarks": Benchmark.objects.filter(active=True),
+            "methods": Method.objects.filter(active=True),
+        },
+    )
 
 
 def _visible_run(request, run_id: int) -> Run:
@@ -117,10 +164,17 @@ def _visible_run(request, run_id: int) -> Run:
 def run_detail(request, run_id: int):
     run = _visible_run(request, run_id)
     metrics = run.benchmark.metrics
-    return render(request, "runs/detail.html", {
-        "run": run, "metrics_json": metrics, "can_modify": selectors.run_can_modify(request.user, run),
-        "artifacts": run.artifacts.filter(private=False), "retries": run.retries.all(),
-    })
+    return render(
+        request,
+        "runs/detail.html",
+        {
+            "run": run,
+            "metrics_json": metrics,
+            "can_modify": selectors.run_can_modify(request.user, run),
+            "artifacts": run.artifacts.filter(private=False),
+            "retries": run.retries.all(),
+        },
+    )
 
 
 @login_required
@@ -158,12 +212,16 @@ def compare(request):
     runs = list(selectors.runs_visible(request.user).filter(pk__in=ids).order_by("id"))
     series = {run.pk: selectors.run_metric_series(run) for run in runs}
     keys = sorted({k for s in series.values() for k in s})
-    config_keys = sorted({f"benchmark.{k}" for r in runs for k in r.benchmark_config} |
-                         {f"method.{k}" for r in runs for k in r.method_config})
+    config_keys = sorted(
+        {f"benchmark.{k}" for r in runs for k in r.benchmark_config}
+        | {f"method.{k}" for r in runs for k in r.method_config}
+    )
 
     def config_value(run, key):
         section, name = key.split(".", 1)
-        return (run.benchmark_config if section == "benchmark" else run.method_config).get(name, "—")
+        return (run.benchmark_config if section == "benchmark" else run.method_config).get(
+            name, "—"
+        )
 
     config_rows = []
     for key in ["benchmark", "method", "seed"] + config_keys:
@@ -175,23 +233,39 @@ def compare(request):
             values = [r.seed for r in runs]
         else:
             values = [config_value(r, key) for r in runs]
-        config_rows.append({"key": key, "values": values, "differs": len({json.dumps(v, default=str) for v in values}) > 1})
+        config_rows.append(
+            {
+                "key": key,
+                "values": values,
+                "differs": len({json.dumps(v, default=str) for v in values}) > 1,
+            }
+        )
     summary_keys = sorted({k for r in runs for k in r.summary})
     metric_rows = [{"key": k, "values": [r.summary.get(k) for r in runs]} for k in summary_keys]
-    return render(request, "runs/compare.html", {
-        "runs": runs, "config_rows": config_rows, "metric_rows": metric_rows,
-        "series_json": {str(k): v for k, v in series.items()}, "keys": keys,
-        "labels_json": {str(r.pk): f"#{r.pk} {r.method.name} s{r.seed}" for r in runs},
-    })
-
-
+    return render(
+        request,
+        "runs/compare.html",
+        {
+            "runs": runs,
+            "config_rows": config_rows,
+            "metric_rows": metric_rows,
+            "series_json": {str(k): v for k, v in series.items()},
+            "keys": keys,
+            "labels_json": {str(r.pk): f"#{r.pk} {r.method.name} s{r.seed}" for r in runs},
+        },
+    )
 
 
 @login_required
 def sweep_detail(request, sweep_id: int):
     from apps.runs.models import Sweep
 
-    sweep = get_object_or_404(Sweep.objects.filter(selectors.visible_q(request.user)).select_related("benchmark", "method"), pk=sweep_id)
+    sweep = get_object_or_404(
+        Sweep.objects.filter(selectors.visible_q(request.user)).select_related(
+            "benchmark", "method"
+        ),
+        pk=sweep_id,
+    )
     runs = list(selectors.runs_visible(request.user).filter(sweep=sweep).order_by("id"))
     merged = list(Run.objects.filter(merged_from=sweep).order_by("id"))
     return render(request, "runs/sweep.html", {"sweep": sweep, "runs": runs, "merged": merged})

@@ -22,6 +22,7 @@ from apps.runs.services import _bump_benchmark, run_dispatch
 
 log = logging.getLogger(__name__)
 
+
 def reconcile_after() -> timedelta:
     return timedelta(seconds=getattr(settings, "CRUCIBLE_RECONCILE_SECONDS", 60.0))
 
@@ -38,25 +39,43 @@ def runs_reap_lost(*, now=None) -> list[int]:
     deadline = now - timedelta(seconds=settings.CRUCIBLE_HEARTBEAT_TIMEOUT)
     acted: list[int] = []
     with transaction.atomic():
-        lost = list(_locked(Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=deadline)))
+        lost = list(
+            _locked(Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=deadline))
+        )
         for run in lost:
             seen = run.heartbeat_at.strftime("%Y-%m-%d %H:%M:%S UTC")
             who = run.worker_name or "unknown worker"
             if settings.CRUCIBLE_REQUEUE_LOST_RUNS and run.attempt < settings.CRUCIBLE_MAX_ATTEMPTS:
                 reason = f"worker lost at {seen} ({who}); requeued as attempt {run.attempt + 1}"
                 Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempt=run.attempt).update(
-                    status=RunStatus.QUEUED, attempt=run.attempt + 1, worker=None, dispatched_at=None,
-                    status_reason=reason, started_at=None, progress_done=0,
+                    status=RunStatus.QUEUED,
+                    attempt=run.attempt + 1,
+                    worker=None,
+                    dispatched_at=None,
+                    status_reason=reason,
+                    started_at=None,
+                    progress_done=0,
                 )
-                event_append(run_id=run.pk, kind="status", data={"status": RunStatus.QUEUED, "reason": reason})
+                event_append(
+                    run_id=run.pk,
+                    kind="status",
+                    data={"status": RunStatus.QUEUED, "reason": reason},
+                )
                 transaction.on_commit(lambda rid=run.pk: run_dispatch(run_id=rid))
             else:
                 reason = f"worker lost at {seen} ({who}); failed after {run.attempt} attempt(s)"
                 Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempt=run.attempt).update(
-                    status=RunStatus.FAILED, finished_at=now, status_reason=reason, error=reason,
+                    status=RunStatus.FAILED,
+                    finished_at=now,
+                    status_reason=reason,
+                    error=reason,
                     failed_by_platform=True,
                 )
-                event_append(run_id=run.pk, kind="status", data={"status": RunStatus.FAILED, "reason": reason})
+                event_append(
+                    run_id=run.pk,
+                    kind="status",
+                    data={"status": RunStatus.FAILED, "reason": reason},
+                )
                 _bump_benchmark(run.benchmark_id)
             log.warning("run %s: %s", run.pk, reason)
             acted.append(run.pk)
@@ -71,12 +90,18 @@ def runs_reconcile_queued(*, now=None) -> list[int]:
     accepting = list(WorkerPool.objects.filter(paused=False, draining=False))
     resent: list[int] = []
     for pool in accepting:
-        never = Run.objects.filter(pool=pool, status=RunStatus.QUEUED, dispatched_at__isnull=True, cancel_requested=False)
+        never = Run.objects.filter(
+            pool=pool, status=RunStatus.QUEUED, dispatched_at__isnull=True, cancel_requested=False
+        )
         ids = list(never.values_list("pk", flat=True)[:1000])
         depth = broker_queue_depth(pool.queue)
         if depth == 0:
-            stale = Run.objects.filter(pool=pool, status=RunStatus.QUEUED, dispatched_at__lt=now - reconcile_after(),
-                                       cancel_requested=False)
+            stale = Run.objects.filter(
+                pool=pool,
+                status=RunStatus.QUEUED,
+                dispatched_at__lt=now - reconcile_after(),
+                cancel_requested=False,
+            )
             ids += list(stale.values_list("pk", flat=True)[:1000])
         for run_id in ids:
             if run_dispatch(run_id=run_id):
@@ -139,7 +164,10 @@ def watchdog_sweep(*, grace: bool = True) -> dict[str, list[int]]:
     try:
         connection.ensure_connection()
         reap = not grace or _DatabaseContact.long_enough()
-        return {"requeued_or_failed": runs_reap_lost() if reap else [], "redispatched": runs_reconcile_queued()}
+        return {
+            "requeued_or_failed": runs_reap_lost() if reap else [],
+            "redispatched": runs_reconcile_queued(),
+        }
     except (OperationalError, InterfaceError):
         database_contact_lost()
         raise

@@ -39,8 +39,12 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
-ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]").split(",")
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+ALLOWED_HOSTS = os.environ.get(
+    "DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]"
+).split(",")
+CSRF_TRUSTED_ORIGINS = [
+    o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o
+]
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -102,8 +106,13 @@ if DATABASE_URL:
     # No persistent connections by default: under ASGI every request runs in its own short-lived
     # thread, and kept-alive connections pile up until PostgreSQL refuses new clients (seen in
     # bench/load_test.py). Put PgBouncer in front and raise this only for worker processes.
-    DATABASES = {"default": dj_database_url.parse(
-        DATABASE_URL, conn_max_age=int(os.environ.get("CRUCIBLE_DB_CONN_MAX_AGE", "0")), conn_health_checks=True)}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL,
+            conn_max_age=int(os.environ.get("CRUCIBLE_DB_CONN_MAX_AGE", "0")),
+            conn_health_checks=True,
+        )
+    }
 else:
     DATABASES = {
         "default": {
@@ -124,7 +133,10 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 8},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
@@ -150,7 +162,9 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CRUCIBLE_MAX_UPLOAD_BYTES = int(os.environ.get("CRUCIBLE_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
-CRUCIBLE_MAX_EXTRACT_BYTES = int(os.environ.get("CRUCIBLE_MAX_EXTRACT_BYTES", 20 * CRUCIBLE_MAX_UPLOAD_BYTES))
+CRUCIBLE_MAX_EXTRACT_BYTES = int(
+    os.environ.get("CRUCIBLE_MAX_EXTRACT_BYTES", 20 * CRUCIBLE_MAX_UPLOAD_BYTES)
+)
 
 # --- security headers: strict in the services profile (behind TLS), relaxed for localhost ---
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -210,13 +224,18 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CRUCIBLE_EAGER", False)
 # --- Channels ---
 if REDIS_URL:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 # How often a websocket consumer re-reads the event store. In the embedded profile this is the
 # wake-up (the in-memory layer does not cross processes); with Redis it is only a safety net.
-CRUCIBLE_EVENT_POLL_SECONDS = float(os.environ.get("CRUCIBLE_EVENT_POLL_SECONDS", "0.25" if not REDIS_URL else "2.0"))
+CRUCIBLE_EVENT_POLL_SECONDS = float(
+    os.environ.get("CRUCIBLE_EVENT_POLL_SECONDS", "0.25" if not REDIS_URL else "2.0")
+)
 
 # --- execution ---
 CRUCIBLE_HEARTBEAT_SECONDS = float(os.environ.get("CRUCIBLE_HEARTBEAT_SECONDS", "5"))

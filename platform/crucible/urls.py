@@ -58,11 +58,21 @@ def healthz(request):
 
 api_patterns = [
     path("", include(router.urls)),
-    path("leaderboards/<slug:name>/", leaderboards_api.LeaderboardView.as_view(), name="api-leaderboard"),
+    path(
+        "leaderboards/<slug:name>/",
+        leaderboards_api.LeaderboardView.as_view(),
+        name="api-leaderboard",
+    ),
     path("pools/", pools_api.PoolListView.as_view(), name="api-pools"),
-    path("pools/<slug:name>/<slug:action>/", pools_api.PoolActionView.as_view(), name="api-pool-action"),
+    path(
+        "pools/<slug:name>/<slug:action>/",
+        pools_api.PoolActionView.as_view(),
+        name="api-pool-action",
+    ),
     path("tokens/", accounts_api.TokenListView.as_view(), name="api-tokens"),
-    path("tokens/<int:pk>/revoke/", accounts_api.TokenRevokeView.as_view(), name="api-token-revoke"),
+    path(
+        "tokens/<int:pk>/revoke/", accounts_api.TokenRevokeView.as_view(), name="api-token-revoke"
+    ),
     path("surveys/", include("apps.surveys.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
@@ -79,7 +89,11 @@ urlpatterns = [
     path("runs/<int:run_id>/retry/", runs_views.run_retry_view, name="run-retry"),
     path("sweeps/<int:sweep_id>/", runs_views.sweep_detail, name="sweep-detail"),
     path("benchmarks/<slug:name>/", leaderboards_views.benchmark_detail, name="benchmark-detail"),
-    path("benchmarks/<slug:name>/predictions/", leaderboards_views.predictions_upload, name="predictions-upload"),
+    path(
+        "benchmarks/<slug:name>/predictions/",
+        leaderboards_views.predictions_upload,
+        name="predictions-upload",
+    ),
     path("papers/", catalog_views.papers, name="papers"),
     path("datasets/", catalog_views.datasets, name="datasets"),
     path("models/", catalog_views.models, name="models"),

@@ -17,8 +17,16 @@ from tests.support import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,11 +39,21 @@ def embedded_site(tmp_path_factory):
     var = tmp_path_factory.mktemp("var")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(CRUCIBLE_VAR_DIR=str(var), CRUCIBLE_ADMIN_PASSWORD="browser-pass-123", PYTHONUNBUFFERED="1",
-               DJANGO_SETTINGS_MODULE="crucible.settings")
+    env.update(
+        CRUCIBLE_VAR_DIR=str(var),
+        CRUCIBLE_ADMIN_PASSWORD="browser-pass-123",
+        PYTHONUNBUFFERED="1",
+        DJANGO_SETTINGS_MODULE="crucible.settings",
+    )
     log = open(var / "serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "manage.py", "crucible_serve", "--port", str(port)], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "crucible_serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     wait_until_healthy(url, proc, lambda: (var / "serve.log").read_text()[-3000:], timeout=180)
     yield url, var

@@ -18,7 +18,9 @@ def token(user, synced):
     from apps.accounts.services import api_token_create
     from apps.pools.models import WorkerPool
 
-    WorkerPool.objects.filter(name="default").update(paused=True)  # submitted runs stay queued, no broker
+    WorkerPool.objects.filter(name="default").update(
+        paused=True
+    )  # submitted runs stay queued, no broker
     _, raw = api_token_create(user=user, scopes=["read", "submit"])
     return raw
 

@@ -18,9 +18,17 @@ from workers.core import (
 )
 
 PROBE_PAPER = Paper(
-    key="platform-probe", title="Platform probe (test fixture)", authors=("Crucible",), venue="tests", year=2026,
-    abstract="Exercises the run lifecycle.", headline_claim="probe_fast has lower loss than probe_slow",
-    claim_benchmark="probe", claim_method="probe_fast", claim_baseline="probe_slow", claim_metric="loss",
+    key="platform-probe",
+    title="Platform probe (test fixture)",
+    authors=("Crucible",),
+    venue="tests",
+    year=2026,
+    abstract="Exercises the run lifecycle.",
+    headline_claim="probe_fast has lower loss than probe_slow",
+    claim_benchmark="probe",
+    claim_method="probe_fast",
+    claim_baseline="probe_slow",
+    claim_metric="loss",
 )
 
 
@@ -51,7 +59,9 @@ class ProbeBenchmark(Benchmark):
         import plotly.graph_objects as go
 
         rows = board["rows"]
-        return go.Figure(go.Bar(x=[r["method"] for r in rows], y=[r["metrics"]["loss"]["mean"] for r in rows]))
+        return go.Figure(
+            go.Bar(x=[r["method"] for r in rows], y=[r["metrics"]["loss"]["mean"] for r in rows])
+        )
 
     def run(self, ctx, method):
         cfg = self.config
@@ -60,7 +70,11 @@ class ProbeBenchmark(Benchmark):
             if step == cfg.fail_at:
                 raise ValueError(f"probe failure at step {step}")
             loss = method.loss(step, ctx.seed)
-            ctx.log_metrics(step, loss=loss, **({"odd": float("nan"), "huge": float("inf")} if cfg.nan_metric else {}))
+            ctx.log_metrics(
+                step,
+                loss=loss,
+                **({"odd": float("nan"), "huge": float("inf")} if cfg.nan_metric else {}),
+            )
             ctx.progress(step, cfg.steps, f"step {step}")
             if step % 5 == 0:
                 ctx.log(f"step {step} loss {loss:.4f}")
@@ -73,8 +87,11 @@ class ProbeBenchmark(Benchmark):
         if cfg.hidden_truth:
             # Stands in for a hidden test set's labels: only the server may read it.
             ctx.save_artifact("truth.json", {"labels": hidden_marker(ctx.seed)}, private=True)
-        ctx.log_summary(loss=method.loss(cfg.steps, ctx.seed), score=float(ctx.seed),
-                        **({"odd": float("nan")} if cfg.nan_metric else {}))
+        ctx.log_summary(
+            loss=method.loss(cfg.steps, ctx.seed),
+            score=float(ctx.seed),
+            **({"odd": float("nan")} if cfg.nan_metric else {}),
+        )
 
 
 class ProbeMethodConfig(PluginConfig):

@@ -22,7 +22,11 @@ def client_with(raw: str) -> APIClient:
 
 def test_token_is_hashed_and_shown_once(user):
     token, raw = api_token_create(user=user)
-    assert raw.startswith("cru_") and raw not in token.key_hash and token.key_hash == ApiToken.hash_key(raw)
+    assert (
+        raw.startswith("cru_")
+        and raw not in token.key_hash
+        and token.key_hash == ApiToken.hash_key(raw)
+    )
     listing = client_with(raw).get("/api/tokens/").json()
     assert all("token" not in t and raw not in str(t) for t in listing)
 
@@ -66,7 +70,11 @@ def test_team_runs_are_private(api, synced, settings):
     from apps.pools.models import WorkerPool
 
     WorkerPool.objects.filter(name="default").update(paused=True)
-    run_id = api.post("/api/runs/", {"benchmark": "probe", "method": "probe_fast", "visibility": "team"}, format="json").json()["id"]
+    run_id = api.post(
+        "/api/runs/",
+        {"benchmark": "probe", "method": "probe_fast", "visibility": "team"},
+        format="json",
+    ).json()["id"]
     other = user_create(username="bob", password="bob-password-123")
     _, raw = api_token_create(user=other)
     c = client_with(raw)
@@ -76,8 +84,17 @@ def test_team_runs_are_private(api, synced, settings):
 
 
 def test_model_api_key_is_encrypted_and_never_returned(api):
-    response = api.post("/api/models/", {"name": "gpt-local", "kind": "openai", "base_url": "http://127.0.0.1:9/v1",
-                                         "model_id": "m", "api_key": "sk-secret-123"}, format="json")
+    response = api.post(
+        "/api/models/",
+        {
+            "name": "gpt-local",
+            "kind": "openai",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model_id": "m",
+            "api_key": "sk-secret-123",
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.json()
     assert "sk-secret-123" not in response.content.decode()
     from apps.catalog.crypto import decrypt_secret
@@ -105,8 +122,11 @@ def test_team_roles_decide_who_may_cancel(api, synced):
     maintainer = user_create(username="max", password="max-password-123")
     Membership.objects.create(user=member, team=team, role="member")
     Membership.objects.create(user=maintainer, team=team, role="maintainer")
-    run_id = api.post("/api/runs/", {"benchmark": "probe", "method": "probe_fast", "visibility": "team"},
-                      format="json").json()["id"]
+    run_id = api.post(
+        "/api/runs/",
+        {"benchmark": "probe", "method": "probe_fast", "visibility": "team"},
+        format="json",
+    ).json()["id"]
     Run.objects.filter(pk=run_id).update(team=team)
     member_client = client_with(api_token_create(user=member)[1])
     assert member_client.get(f"/api/runs/{run_id}/").status_code == 200
@@ -121,12 +141,23 @@ def test_private_datasets_and_models_are_team_only(api, synced):
 
     from apps.accounts.services import user_create
 
-    up = api.post("/api/datasets/", {"name": "secret-set", "visibility": "team",
-                                     "file": SimpleUploadedFile("s.csv", b"a,b\n")}, format="multipart")
+    up = api.post(
+        "/api/datasets/",
+        {"name": "secret-set", "visibility": "team", "file": SimpleUploadedFile("s.csv", b"a,b\n")},
+        format="multipart",
+    )
     assert up.status_code == 201
-    assert api.post("/api/models/", {"name": "secret-model", "kind": "hf_local", "path": "/models/x",
-                                     "visibility": "team"}, format="json").status_code == 201
-    outsider = client_with(api_token_create(user=user_create(username="eve", password="eve-password-123"))[1])
+    assert (
+        api.post(
+            "/api/models/",
+            {"name": "secret-model", "kind": "hf_local", "path": "/models/x", "visibility": "team"},
+            format="json",
+        ).status_code
+        == 201
+    )
+    outsider = client_with(
+        api_token_create(user=user_create(username="eve", password="eve-password-123"))[1]
+    )
     assert outsider.get("/api/datasets/secret-set/").status_code == 404
     assert outsider.get("/api/models/secret-model/").status_code == 404
     assert "secret-set" not in str(outsider.get("/api/datasets/").json())

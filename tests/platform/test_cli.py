@@ -24,7 +24,10 @@ def cli(live_server, user, synced, settings, monkeypatch, tmp_path):
 
 
 def test_submit_wait_logs_leaderboard(cli, capsys):
-    assert cli("submit", "probe", "probe_fast", "--set", "benchmark.steps=10", "--seed", "2", "--wait") == 0
+    assert (
+        cli("submit", "probe", "probe_fast", "--set", "benchmark.steps=10", "--seed", "2", "--wait")
+        == 0
+    )
     out = capsys.readouterr().out
     assert "succeeded" in out and '"loss"' in out
     run_id = out.split()[1]

@@ -21,7 +21,9 @@ def queued_run(user, synced, settings):
     from apps.pools.models import WorkerPool
 
     WorkerPool.objects.filter(name="default").update(paused=True)  # no broker in these tests
-    run = run_submit(user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 4})
+    run = run_submit(
+        user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 4}
+    )
     WorkerPool.objects.filter(name="default").update(paused=False)
     return run
 
@@ -39,8 +41,11 @@ def test_stale_attempt_is_not_executed(queued_run):
 
 
 def _make_running(run, seconds_ago: float):
-    Run.objects.filter(pk=run.pk).update(status="running", worker_name="gpu@host-1",
-                                         heartbeat_at=timezone.now() - timedelta(seconds=seconds_ago))
+    Run.objects.filter(pk=run.pk).update(
+        status="running",
+        worker_name="gpu@host-1",
+        heartbeat_at=timezone.now() - timedelta(seconds=seconds_ago),
+    )
 
 
 def test_watchdog_requeues_run_of_silent_worker(queued_run, settings):
@@ -72,7 +77,9 @@ def test_cancel_reaches_running_run(queued_run, monkeypatch):
     from apps.runs.services import run_cancel
 
     monkeypatch.setattr(context_module, "CANCEL_CHECK_SECONDS", 0.0)
-    Run.objects.filter(pk=queued_run.pk).update(benchmark_config={**queued_run.benchmark_config, "steps": 50})
+    Run.objects.filter(pk=queued_run.pk).update(
+        benchmark_config={**queued_run.benchmark_config, "steps": 50}
+    )
     original = context_module.DjangoRunContext.log_metrics
 
     def log_and_cancel(self, step, **values):
@@ -104,16 +111,25 @@ def test_requeued_attempt_fences_the_old_execution_and_redraws_its_curves(queued
 
     monkeypatch.setattr(context_module.DjangoRunContext, "log_metrics", requeue_at_step_2)
     assert run_execute(run_id=queued_run.pk, attempt=1, worker_name="old") == "superseded"
-    assert MetricPoint.objects.filter(run=queued_run).count() == 2  # attempt 1 stopped at its next write
+    assert (
+        MetricPoint.objects.filter(run=queued_run).count() == 2
+    )  # attempt 1 stopped at its next write
     assert run_execute(run_id=queued_run.pk, attempt=2, worker_name="new") == "succeeded"
-    steps = list(MetricPoint.objects.filter(run=queued_run).order_by("step").values_list("step", flat=True))
+    steps = list(
+        MetricPoint.objects.filter(run=queued_run).order_by("step").values_list("step", flat=True)
+    )
     assert steps == [1, 2, 3, 4]
-    running = [e["data"] for e in events_after(run_id=queued_run.pk, after=0, limit=1000)
-               if e["kind"] == "status" and e["data"]["status"] == "running"]
+    running = [
+        e["data"]
+        for e in events_after(run_id=queued_run.pk, after=0, limit=1000)
+        if e["kind"] == "status" and e["data"]["status"] == "running"
+    ]
     assert [d["attempt"] for d in running] == [1, 2]  # the page resets its curves on attempt 2
 
 
-def test_watchdog_waits_a_heartbeat_timeout_after_its_own_database_outage(queued_run, settings, monkeypatch):
+def test_watchdog_waits_a_heartbeat_timeout_after_its_own_database_outage(
+    queued_run, settings, monkeypatch
+):
     """After the database was away, every heartbeat looks stale: the watchdog must give live
     workers a full timeout to beat again before it calls them lost."""
     from apps.runs import watchdog

@@ -15,8 +15,16 @@ pytestmark = pytest.mark.django_db
 def finished(api, eager):
     with eager(execute=True):
         for method in ("probe_fast", "probe_slow"):
-            api.post("/api/sweeps/", {"benchmark": "probe", "method": method, "seeds": [0, 1, 2, 3],
-                                      "benchmark_config": {"steps": 5}}, format="json")
+            api.post(
+                "/api/sweeps/",
+                {
+                    "benchmark": "probe",
+                    "method": method,
+                    "seeds": [0, 1, 2, 3],
+                    "benchmark_config": {"steps": 5},
+                },
+                format="json",
+            )
 
 
 def test_seed_aggregation_and_ranking(api, finished):
@@ -47,8 +55,17 @@ def test_filters_and_exports(api, finished):
 
 def test_leaderboard_query_count_does_not_grow(api, eager, django_assert_max_num_queries):
     with eager(execute=True):
-        api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_fast", "seeds": list(range(8)),
-                                  "grid": {"method.rate": [1.0, 2.0, 3.0]}, "benchmark_config": {"steps": 2}}, format="json")
+        api.post(
+            "/api/sweeps/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seeds": list(range(8)),
+                "grid": {"method.rate": [1.0, 2.0, 3.0]},
+                "benchmark_config": {"steps": 2},
+            },
+            format="json",
+        )
     with django_assert_max_num_queries(8):
         board = api.get("/api/leaderboards/probe/").json()
     assert len(board["rows"]) == 3

@@ -29,26 +29,45 @@ def _concrete(route: str, values: dict[str, str]) -> str | None:
     path = route.lstrip("^").rstrip("$").replace("\\Z", "").replace("\\.", ".")
     if "(?P<format>" in path or "<drf_format_suffix" in path:
         return None
+
     def fill(match):
         name = match.group(1) or match.group(2)
         return values.get(name, "x")
+
     path = re.sub(r"\(\?P<(\w+)>[^)]*\)|<(?:\w+:)?(\w+)>", fill, path)
     return "/" + path
 
 
 def test_no_route_or_page_shows_hidden_ground_truth(api, eager, staff):
     with eager(execute=True):
-        run_id = api.post("/api/runs/", {"benchmark": "probe", "method": "probe_fast", "seed": 5,
-                                         "benchmark_config": {"steps": 4, "hidden_truth": True, "artifact": True}},
-                          format="json").json()["id"]
+        run_id = api.post(
+            "/api/runs/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seed": 5,
+                "benchmark_config": {"steps": 4, "hidden_truth": True, "artifact": True},
+            },
+            format="json",
+        ).json()["id"]
     run = Run.objects.get(pk=run_id)
     assert run.status == "succeeded"
     marker = hidden_marker(5)
     private = Artifact.objects.get(run=run, name="truth.json")
-    assert private.private and marker.encode() in private.file.read(), "the marker is stored server-side"
+    assert private.private and marker.encode() in private.file.read(), (
+        "the marker is stored server-side"
+    )
 
-    values = {"pk": str(run_id), "run_id": str(run_id), "id": str(run_id), "name": "probe", "benchmark": "probe",
-              "key": "platform-probe", "sweep_id": "1", "action": "pause"}
+    values = {
+        "pk": str(run_id),
+        "run_id": str(run_id),
+        "id": str(run_id),
+        "name": "probe",
+        "benchmark": "probe",
+        "key": "platform-probe",
+        "sweep_id": "1",
+        "action": "pause",
+    }
     admin = Client()
     admin.force_login(staff)
     visited = 0
@@ -59,8 +78,12 @@ def test_no_route_or_page_shows_hidden_ground_truth(api, eager, staff):
         for client, label in ((api, "token"), (admin, "staff session")):
             for candidate in {url, re.sub(r"/artifacts/[^/]+/$", "/artifacts/truth.json/", url)}:
                 response = client.get(candidate)
-                body = b"".join(response.streaming_content) if response.streaming else response.content
-                assert marker.encode() not in body, f"{label} GET {candidate} leaks the hidden marker"
+                body = (
+                    b"".join(response.streaming_content) if response.streaming else response.content
+                )
+                assert marker.encode() not in body, (
+                    f"{label} GET {candidate} leaks the hidden marker"
+                )
                 visited += 1
     assert visited > 60
     # The sweep did ask for the private artifact by name (and got a 404).

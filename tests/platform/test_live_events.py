@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 async def _connect(path: str, user):
     from channels.auth import AuthMiddlewareStack  # noqa: F401 - scope user injected below
 
-    communicator = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
+    communicator = WebsocketCommunicator(
+        application, path, headers=[(b"origin", b"http://127.0.0.1")]
+    )
     communicator.scope["user"] = user
     connected, code = await communicator.connect()
     return communicator, connected, code
@@ -50,13 +52,17 @@ def test_backlog_then_live_then_reconnect(run, user):
         backlog = await _receive_all(ws, timeout=0.5)
         assert [e["seq"] for e in backlog] == [1] and backlog[0]["data"]["status"] == "queued"
         for i in range(3):
-            await database_sync_to_async(event_append)(run_id=run.pk, kind="log", data={"lines": [f"line {i}"]})
+            await database_sync_to_async(event_append)(
+                run_id=run.pk, kind="log", data={"lines": [f"line {i}"]}
+            )
         live = await _receive_all(ws, timeout=0.5)
         assert [e["seq"] for e in live] == [2, 3, 4]
         await ws.disconnect()
         # Events written while disconnected arrive after reconnecting from the last seq seen.
         for i in range(3, 5):
-            await database_sync_to_async(event_append)(run_id=run.pk, kind="log", data={"lines": [f"line {i}"]})
+            await database_sync_to_async(event_append)(
+                run_id=run.pk, kind="log", data={"lines": [f"line {i}"]}
+            )
         ws2, connected, _ = await _connect(f"/ws/runs/{run.pk}/?after=4", user)
         assert connected
         again = await _receive_all(ws2, timeout=0.5)
@@ -94,7 +100,9 @@ def test_leaderboard_socket_announces_new_results(run, user, settings):
         assert connected
         first = await ws.receive_json_from(timeout=1)
         assert first["type"] == "leaderboard.version"
-        status = await database_sync_to_async(run_execute)(run_id=run.pk, attempt=1, worker_name="w")
+        status = await database_sync_to_async(run_execute)(
+            run_id=run.pk, attempt=1, worker_name="w"
+        )
         assert status == "succeeded"
         changed = await ws.receive_json_from(timeout=2)
         assert changed["type"] == "leaderboard.changed" and changed["version"] > first["version"]

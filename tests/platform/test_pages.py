@@ -43,24 +43,51 @@ def test_launch_form_is_generated_from_schema(browser):
 
 
 def test_launch_form_shows_errors_next_to_fields(browser):
-    response = browser.post("/launch/", {"benchmark": "probe", "method": "probe_fast", "benchmark_config.steps": "0",
-                                         "method_config.rate": "abc", "seeds": "0"})
+    response = browser.post(
+        "/launch/",
+        {
+            "benchmark": "probe",
+            "method": "probe_fast",
+            "benchmark_config.steps": "0",
+            "method_config.rate": "abc",
+            "seeds": "0",
+        },
+    )
     assert response.status_code == 400
     html = response.content.decode()
-    assert html.count("field-error") >= 2 and "greater than or equal to 1" in html and "not a valid number" in html
+    assert (
+        html.count("field-error") >= 2
+        and "greater than or equal to 1" in html
+        and "not a valid number" in html
+    )
     assert Run.objects.count() == 0
 
 
 def test_launch_submits_run_and_sweep(browser, eager):
     with eager(execute=True):
-        response = browser.post("/launch/", {"benchmark": "probe", "method": "probe_fast", "benchmark_config.steps": "3",
-                                             "method_config.rate": "2", "seeds": "4"})
+        response = browser.post(
+            "/launch/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "benchmark_config.steps": "3",
+                "method_config.rate": "2",
+                "seeds": "4",
+            },
+        )
     run = Run.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/runs/{run.pk}/"
     assert run.seed == 4 and run.method_config["rate"] == 2.0 and run.status == "succeeded"
     with eager(execute=True):
-        response = browser.post("/launch/", {"benchmark": "probe", "method": "probe_fast", "seeds": "0,1",
-                                             "grid": '{"benchmark.steps": [2, 3]}'})
+        response = browser.post(
+            "/launch/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seeds": "0,1",
+                "grid": '{"benchmark.steps": [2, 3]}',
+            },
+        )
     assert response.status_code == 302 and Run.objects.count() == 5
     assert "/sweeps/" in response["Location"]
     sweep_html = browser.get(response["Location"]).content.decode()
@@ -70,7 +97,9 @@ def test_launch_submits_run_and_sweep(browser, eager):
 def test_run_page_compare_and_leaderboard_render(browser, eager):
     with eager(execute=True):
         for seed in (0, 1):
-            browser.post("/launch/", {"benchmark": "probe", "method": "probe_fast", "seeds": str(seed)})
+            browser.post(
+                "/launch/", {"benchmark": "probe", "method": "probe_fast", "seeds": str(seed)}
+            )
     a, b = Run.objects.order_by("id")
     html = browser.get(f"/runs/{a.pk}/").content.decode()
     assert "progress-bar" in html and "/vendor/plotly.min.js" in html and "run.js" in html
@@ -110,13 +139,29 @@ def test_dataset_upload_url_and_generator(api, tmp_path, settings):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    up = api.post("/api/datasets/", {"name": "my-csv", "file": SimpleUploadedFile("a.csv", b"x,y\n1,2\n")}, format="multipart")
-    assert up.status_code == 201 and up.json()["version"] == 1 and len(up.json()["content_hash"]) == 64
-    again = api.post("/api/datasets/", {"name": "my-csv", "file": SimpleUploadedFile("a.csv", b"x,y\n1,2\n")}, format="multipart")
+    up = api.post(
+        "/api/datasets/",
+        {"name": "my-csv", "file": SimpleUploadedFile("a.csv", b"x,y\n1,2\n")},
+        format="multipart",
+    )
+    assert (
+        up.status_code == 201 and up.json()["version"] == 1 and len(up.json()["content_hash"]) == 64
+    )
+    again = api.post(
+        "/api/datasets/",
+        {"name": "my-csv", "file": SimpleUploadedFile("a.csv", b"x,y\n1,2\n")},
+        format="multipart",
+    )
     assert again.json()["id"] == up.json()["id"], "identical content reuses the version"
-    bad = api.post("/api/datasets/", {"name": "u", "url": "ftp://x", "sha256": "0" * 64}, format="json")
+    bad = api.post(
+        "/api/datasets/", {"name": "u", "url": "ftp://x", "sha256": "0" * 64}, format="json"
+    )
     assert bad.status_code == 400 and "url" in bad.json()["errors"]
     neither = api.post("/api/datasets/", {"name": "n"}, format="json")
     assert neither.status_code == 400 and "source" in neither.json()["errors"]
-    gen = api.post("/api/datasets/", {"name": "gen", "benchmark": "probe", "params": {"seed": 1}}, format="json")
+    gen = api.post(
+        "/api/datasets/",
+        {"name": "gen", "benchmark": "probe", "params": {"seed": 1}},
+        format="json",
+    )
     assert gen.status_code == 201 and gen.json()["source"] == "generator"

@@ -26,14 +26,24 @@ def test_submit_executes_and_records_everything(api, eager):
     assert run.progress_percent == 100.0
     assert run.seed == 3 and run.attempt == 1
     assert run.code_version and "torch" in run.package_versions and run.device == "cpu"
-    assert run.benchmark_config == {"steps": 12, "sleep": 0.0, "fail_at": -1, "artifact": True, "hidden_truth": False,
-                                    "nan_metric": False}, "defaults are filled in and stored"
+    assert run.benchmark_config == {
+        "steps": 12,
+        "sleep": 0.0,
+        "fail_at": -1,
+        "artifact": True,
+        "hidden_truth": False,
+        "nan_metric": False,
+    }, "defaults are filled in and stored"
     assert MetricPoint.objects.filter(run=run, key="loss").count() == 12
     assert run.artifacts.get().name == "curve.json"
 
     events = list(RunEvent.objects.filter(run=run).order_by("seq"))
     assert [e.seq for e in events] == list(range(1, len(events) + 1)), "seqs are consecutive from 1"
-    assert [e.data["status"] for e in events if e.kind == "status"] == ["queued", "running", "succeeded"]
+    assert [e.data["status"] for e in events if e.kind == "status"] == [
+        "queued",
+        "running",
+        "succeeded",
+    ]
     for event in events:
         assert EVENT_SCHEMAS[event.kind] <= event.data.keys()
 
@@ -86,20 +96,38 @@ def test_bad_submissions_name_the_field(api, eager, body, field):
 
 def test_sweep_expands_grid_times_seeds(api, eager):
     with eager(execute=True):
-        response = api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_fast", "seeds": [0, 1, 2],
-                                             "grid": {"method.rate": [1.0, 2.0]}, "benchmark_config": {"steps": 3}},
-                            format="json")
+        response = api.post(
+            "/api/sweeps/",
+            {
+                "benchmark": "probe",
+                "method": "probe_fast",
+                "seeds": [0, 1, 2],
+                "grid": {"method.rate": [1.0, 2.0]},
+                "benchmark_config": {"steps": 3},
+            },
+            format="json",
+        )
     assert response.status_code == 201, response.json()
     runs = Run.objects.filter(sweep_id=response.json()["id"])
     assert runs.count() == 6
-    assert {(r.method_config["rate"], r.seed) for r in runs} == {(a, s) for a in (1.0, 2.0) for s in (0, 1, 2)}
+    assert {(r.method_config["rate"], r.seed) for r in runs} == {
+        (a, s) for a in (1.0, 2.0) for s in (0, 1, 2)
+    }
     assert all(r.status == "succeeded" for r in runs)
     assert len({r.config_hash for r in runs}) == 2, "seeds share a config hash; grid points do not"
 
 
 def test_bad_grid_point_creates_nothing(api, eager):
-    response = api.post("/api/sweeps/", {"benchmark": "probe", "method": "probe_fast", "seeds": [0],
-                                         "grid": {"method.rate": [1.0, -3.0]}}, format="json")
+    response = api.post(
+        "/api/sweeps/",
+        {
+            "benchmark": "probe",
+            "method": "probe_fast",
+            "seeds": [0],
+            "grid": {"method.rate": [1.0, -3.0]},
+        },
+        format="json",
+    )
     assert response.status_code == 400
     assert Run.objects.count() == 0
 
@@ -109,7 +137,9 @@ def test_cancel_queued_run_and_retry(api, settings):
     from apps.pools.models import WorkerPool
 
     WorkerPool.objects.filter(name="default").update(paused=True)  # keep it queued
-    run_id = api.post("/api/runs/", {"benchmark": "probe", "method": "probe_fast"}, format="json").json()["id"]
+    run_id = api.post(
+        "/api/runs/", {"benchmark": "probe", "method": "probe_fast"}, format="json"
+    ).json()["id"]
     assert Run.objects.get(pk=run_id).status == "queued"
     response = api.post(f"/api/runs/{run_id}/cancel/")
     assert response.status_code == 200 and response.json()["status"] == "cancelled"
@@ -123,7 +153,9 @@ def test_running_run_stops_when_cancelled(user, synced):
     from apps.runs.execution import run_execute
     from apps.runs.services import run_submit
 
-    run = run_submit(user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 5})
+    run = run_submit(
+        user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 5}
+    )
     Run.objects.filter(pk=run.pk).update(cancel_requested=True)
     # The claim refuses a run whose cancellation was requested while it was queued.
     assert run_execute(run_id=run.pk, attempt=1, worker_name="w") == "skipped"
@@ -138,7 +170,9 @@ def test_runs_list_is_filterable_and_paginated(api, eager):
 
 
 def test_non_finite_values_and_empty_method_config(api, eager):
-    response = submit(api, eager, method="probe_plain", benchmark_config={"steps": 3, "nan_metric": True})
+    response = submit(
+        api, eager, method="probe_plain", benchmark_config={"steps": 3, "nan_metric": True}
+    )
     assert response.status_code == 201, response.json()
     run = Run.objects.get(pk=response.json()["id"])
     assert run.status == "succeeded", run.error
@@ -162,5 +196,10 @@ def test_artifact_names_with_folders_and_no_escape(api, user, settings, tmp_path
         with pytest.raises(ValueError, match="artifact name"):
             ctx.save_artifact(bad, b"x")
     response = api.get(f"/api/runs/{run.pk}/artifacts/verilog/mul8.v/")
-    assert response.status_code == 200 and b"".join(response.streaming_content) == b"module mul8; endmodule"
-    assert [a["name"] for a in api.get(f"/api/runs/{run.pk}/artifacts/").json()] == ["verilog/mul8.v"]
+    assert (
+        response.status_code == 200
+        and b"".join(response.streaming_content) == b"module mul8; endmodule"
+    )
+    assert [a["name"] for a in api.get(f"/api/runs/{run.pk}/artifacts/").json()] == [
+        "verilog/mul8.v"
+    ]

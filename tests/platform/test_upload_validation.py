@@ -47,35 +47,60 @@ BAD_UPLOADS = [
 ]
 
 
-@pytest.mark.parametrize(("filename", "content", "reason"), BAD_UPLOADS, ids=[b[0] for b in BAD_UPLOADS])
-def test_malformed_upload_is_refused_and_keeps_stored_data(api, synced, settings, filename, content, reason):
+@pytest.mark.parametrize(
+    ("filename", "content", "reason"), BAD_UPLOADS, ids=[b[0] for b in BAD_UPLOADS]
+)
+def test_malformed_upload_is_refused_and_keeps_stored_data(
+    api, synced, settings, filename, content, reason
+):
     settings.CRUCIBLE_MAX_EXTRACT_BYTES = 1_000_000  # the bomb expands 3 MB from a few KB
-    ok = api.post("/api/datasets/", {"name": "mine", "file": SimpleUploadedFile("good.csv", GOOD_CSV)}, format="multipart")
+    ok = api.post(
+        "/api/datasets/",
+        {"name": "mine", "file": SimpleUploadedFile("good.csv", GOOD_CSV)},
+        format="multipart",
+    )
     assert ok.status_code == 201, ok.content
-    bad = api.post("/api/datasets/", {"name": "mine", "file": SimpleUploadedFile(filename, content)}, format="multipart")
+    bad = api.post(
+        "/api/datasets/",
+        {"name": "mine", "file": SimpleUploadedFile(filename, content)},
+        format="multipart",
+    )
     assert bad.status_code == 400, bad.content
     errors = bad.json()["errors"]
     assert list(errors) == ["file"] and reason in errors["file"][0], errors
     versions = api.get("/api/datasets/mine/").json()["versions"]
-    assert len(versions) == 1 and versions[0]["size_bytes"] == len(GOOD_CSV), "the stored version is untouched"
+    assert len(versions) == 1 and versions[0]["size_bytes"] == len(GOOD_CSV), (
+        "the stored version is untouched"
+    )
 
 
-@pytest.mark.parametrize(("filename", "content"), [
-    ("good.csv", GOOD_CSV),
-    ("good.tsv", b"a\tb\n1\t2\n"),
-    ("good.json", b'{"a": [1, 2]}'),
-    ("good.jsonl", b'{"id": 1}\n\n{"id": 2}\n'),
-    ("good.tar.gz", GOOD_TAR),
-    ("good.zip", _zip({"a/b.txt": b"hello"})),
-    ("weights.npy", b"\x93NUMPY anything binary"),
-])
+@pytest.mark.parametrize(
+    ("filename", "content"),
+    [
+        ("good.csv", GOOD_CSV),
+        ("good.tsv", b"a\tb\n1\t2\n"),
+        ("good.json", b'{"a": [1, 2]}'),
+        ("good.jsonl", b'{"id": 1}\n\n{"id": 2}\n'),
+        ("good.tar.gz", GOOD_TAR),
+        ("good.zip", _zip({"a/b.txt": b"hello"})),
+        ("weights.npy", b"\x93NUMPY anything binary"),
+    ],
+)
 def test_well_formed_uploads_are_stored(api, synced, filename, content):
-    response = api.post("/api/datasets/", {"name": "ok", "file": SimpleUploadedFile(filename, content)}, format="multipart")
+    response = api.post(
+        "/api/datasets/",
+        {"name": "ok", "file": SimpleUploadedFile(filename, content)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     assert response.json()["size_bytes"] == len(content)
 
 
 def test_oversized_upload_names_the_limit(api, synced, settings):
     settings.CRUCIBLE_MAX_UPLOAD_BYTES = 10
-    response = api.post("/api/datasets/", {"name": "big", "file": SimpleUploadedFile("a.csv", GOOD_CSV)}, format="multipart")
+    response = api.post(
+        "/api/datasets/",
+        {"name": "big", "file": SimpleUploadedFile("a.csv", GOOD_CSV)},
+        format="multipart",
+    )
     assert response.status_code == 400 and "the limit is 10" in response.json()["errors"]["file"][0]

@@ -26,4 +26,6 @@ def test_download_verifies_checksum(user, tmp_path, settings):
     wrong = dataset_version_create_url(name="remote2", user=user, url=src.as_uri(), sha256="f" * 64)
     failed = dataset_version_fetch(version_id=wrong.pk)
     assert failed.status == "failed" and "expected sha256" in failed.error
-    assert DatasetVersion.objects.get(pk=version.pk).status == "ready", "a failure elsewhere leaves others intact"
+    assert DatasetVersion.objects.get(pk=version.pk).status == "ready", (
+        "a failure elsewhere leaves others intact"
+    )

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def pytest_collection_modifyitems(config, items):
     if django_settings.PROFILE != "services":
-        skip = pytest.mark.skip(reason="services tests need DATABASE_URL (PostgreSQL) and REDIS_URL")
+        skip = pytest.mark.skip(
+            reason="services tests need DATABASE_URL (PostgreSQL) and REDIS_URL"
+        )
         for item in items:
             if "services" in item.keywords:
                 item.add_marker(skip)
@@ -47,8 +49,14 @@ class Proc:
     def __init__(self, args: list[str], log: Path) -> None:
         self.log = log
         self.handle = open(log, "wb")
-        self.popen = subprocess.Popen(args, cwd=ROOT, env=service_env(), stdout=self.handle, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
+        self.popen = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=service_env(),
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def kill(self, sig=signal.SIGKILL) -> None:
         try:
@@ -79,8 +87,20 @@ def start_worker(transactional_db, tmp_path):
 
         # Celery node names are name@host; give the full form so the test knows it.
         name = f"{name or pool + '-w' + str(len(procs))}@test"
-        proc = Proc([sys.executable, "manage.py", "crucible_worker", "--pool", pool, "--hostname", name,
-                     "--concurrency", "1"], tmp_path / f"{name}.log")
+        proc = Proc(
+            [
+                sys.executable,
+                "manage.py",
+                "crucible_worker",
+                "--pool",
+                pool,
+                "--hostname",
+                name,
+                "--concurrency",
+                "1",
+            ],
+            tmp_path / f"{name}.log",
+        )
         procs.append(proc)
         deadline = time.monotonic() + 60
         while not Worker.objects.filter(hostname=name, last_heartbeat__isnull=False).exists():
@@ -98,8 +118,19 @@ def start_worker(transactional_db, tmp_path):
 @pytest.fixture
 def web_server(transactional_db, tmp_path):
     port = free_port()
-    proc = Proc([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "crucible.asgi:application"],
-                tmp_path / "daphne.log")
+    proc = Proc(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "crucible.asgi:application",
+        ],
+        tmp_path / "daphne.log",
+    )
     url = f"http://127.0.0.1:{port}"
     wait_until_healthy(url, proc.popen, proc.tail, timeout=60)
     proc.url = url

@@ -32,16 +32,30 @@ def session_cookie(user) -> str:
     return c.cookies["sessionid"].value
 
 
-async def collect_events(url: str, run_id: int, cookie: str, after: int = 0, until_terminal: bool = True,
-                         limit_s: float = 120) -> list[dict]:
+async def collect_events(
+    url: str,
+    run_id: int,
+    cookie: str,
+    after: int = 0,
+    until_terminal: bool = True,
+    limit_s: float = 120,
+) -> list[dict]:
     ws_url = url.replace("http", "ws") + f"/ws/runs/{run_id}/?after={after}"
     events = []
-    async with websockets.connect(ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url}) as ws:
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url}
+    ) as ws:
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
-            event = json.loads(await asyncio.wait_for(ws.recv(), timeout=deadline - time.monotonic()))
+            event = json.loads(
+                await asyncio.wait_for(ws.recv(), timeout=deadline - time.monotonic())
+            )
             events.append(event)
-            if until_terminal and event["kind"] == "status" and event["data"]["status"] in ("succeeded", "failed", "cancelled"):
+            if (
+                until_terminal
+                and event["kind"] == "status"
+                and event["data"]["status"] in ("succeeded", "failed", "cancelled")
+            ):
                 return events
     raise AssertionError(f"no terminal status within {limit_s}s: {events[-3:]}")
 
@@ -49,9 +63,16 @@ async def collect_events(url: str, run_id: int, cookie: str, after: int = 0, unt
 def test_maxucb_run_through_api_worker_and_websocket(user, synced, start_worker, web_server):
     worker = start_worker()
     http = api_session(user)
-    response = http.post(f"{web_server.url}/api/runs/", json={
-        "benchmark": "cash", "method": "maxucb", "seed": 7,
-        "benchmark_config": {"arms": "synthetic", "horizon": 60}}, timeout=30)
+    response = http.post(
+        f"{web_server.url}/api/runs/",
+        json={
+            "benchmark": "cash",
+            "method": "maxucb",
+            "seed": 7,
+            "benchmark_config": {"arms": "synthetic", "horizon": 60},
+        },
+        timeout=30,
+    )
     assert response.status_code == 201, response.text
     run_id = response.json()["id"]
     events = asyncio.run(collect_events(web_server.url, run_id, session_cookie(user)))
@@ -72,35 +93,51 @@ def test_maxucb_run_through_api_worker_and_websocket(user, synced, start_worker,
 def test_websocket_reconnect_mid_run_gets_every_event_once(user, synced, start_worker, web_server):
     start_worker()
     http = api_session(user)
-    run_id = http.post(f"{web_server.url}/api/runs/", json={
-        "benchmark": "probe", "method": "probe_plain",
-        "benchmark_config": {"steps": 40, "sleep": 0.05, "nan_metric": True}}, timeout=30).json()["id"]
+    run_id = http.post(
+        f"{web_server.url}/api/runs/",
+        json={
+            "benchmark": "probe",
+            "method": "probe_plain",
+            "benchmark_config": {"steps": 40, "sleep": 0.05, "nan_metric": True},
+        },
+        timeout=30,
+    ).json()["id"]
     cookie = session_cookie(user)
 
     async def scenario():
         first = []
         ws_url = web_server.url.replace("http", "ws") + f"/ws/runs/{run_id}/?after=0"
-        async with websockets.connect(ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": web_server.url}) as ws:
+        async with websockets.connect(
+            ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": web_server.url}
+        ) as ws:
             while len(first) < 6:
                 first.append(json.loads(await asyncio.wait_for(ws.recv(), timeout=60)))
         rest = await collect_events(web_server.url, run_id, cookie, after=first[-1]["seq"])
         return first + rest
 
     events = asyncio.run(scenario())
-    stored = list(RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("seq", flat=True))
+    stored = list(
+        RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("seq", flat=True)
+    )
     assert [e["seq"] for e in events] == stored
     steps = [p[0] for e in events if e["kind"] == "metrics" for p in e["data"]["points"]]
     assert steps == list(range(1, 41)), "every metric point arrives once"
     run = Run.objects.get(pk=run_id)
-    assert run.status == "succeeded" and run.summary["odd"] is None, "NaN is stored as null in PostgreSQL jsonb"
+    assert run.status == "succeeded" and run.summary["odd"] is None, (
+        "NaN is stored as null in PostgreSQL jsonb"
+    )
 
 
 def test_worker_killed_mid_run_is_requeued_and_completes_once(user, synced, start_worker):
     from apps.runs.services import run_submit
 
     victim = start_worker(name="victim")
-    run = run_submit(user=user, benchmark="probe", method="probe_fast",
-                     benchmark_config={"steps": 60, "sleep": 0.1})
+    run = run_submit(
+        user=user,
+        benchmark="probe",
+        method="probe_fast",
+        benchmark_config={"steps": 60, "sleep": 0.1},
+    )
     deadline = time.monotonic() + 60
     while Run.objects.get(pk=run.pk).status != "running":
         assert time.monotonic() < deadline, victim.tail()
@@ -113,9 +150,15 @@ def test_worker_killed_mid_run_is_requeued_and_completes_once(user, synced, star
         assert time.monotonic() < deadline, rescuer.tail()
         time.sleep(0.3)
     run.refresh_from_db()
-    assert run.status == "succeeded" and run.attempt == 2 and run.worker_name == "rescuer@test", rescuer.tail()
-    reasons = [e.data["reason"] for e in RunEvent.objects.filter(run=run, kind="status").order_by("seq")]
+    assert run.status == "succeeded" and run.attempt == 2 and run.worker_name == "rescuer@test", (
+        rescuer.tail()
+    )
+    reasons = [
+        e.data["reason"] for e in RunEvent.objects.filter(run=run, kind="status").order_by("seq")
+    ]
     assert any(r.startswith("worker lost at") and "victim@test" in r for r in reasons), reasons
     # Attempt 2 started from scratch: every step of it is stored exactly once after the requeue.
-    running_events = [e.seq for e in RunEvent.objects.filter(run=run, kind="status", data__status="running")]
+    running_events = [
+        e.seq for e in RunEvent.objects.filter(run=run, kind="status", data__status="running")
+    ]
     assert len(running_events) == 2

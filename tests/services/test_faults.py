@@ -20,10 +20,17 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 def restart_redis() -> None:
     from scripts.services_up import start_redis  # the same start command CI uses
 
-    subprocess.run(["redis-cli", "-p", "6379", "shutdown", "nosave"], capture_output=True, timeout=30)
+    subprocess.run(
+        ["redis-cli", "-p", "6379", "shutdown", "nosave"], capture_output=True, timeout=30
+    )
     start_redis()
     for _ in range(100):
-        if subprocess.run(["redis-cli", "-p", "6379", "ping"], capture_output=True, text=True).stdout.strip() == "PONG":
+        if (
+            subprocess.run(
+                ["redis-cli", "-p", "6379", "ping"], capture_output=True, text=True
+            ).stdout.strip()
+            == "PONG"
+        ):
             return
         time.sleep(0.1)
     raise RuntimeError("redis did not come back")
@@ -31,8 +38,11 @@ def restart_redis() -> None:
 
 def restart_postgres() -> None:
     version = os.path.basename(sorted(glob.glob("/etc/postgresql/*"))[-1])
-    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart", "-m", "fast"],
-                   check=True, timeout=120)
+    subprocess.run(
+        ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart", "-m", "fast"],
+        check=True,
+        timeout=120,
+    )
 
 
 def wait_all(ids, timeout=180):
@@ -49,13 +59,24 @@ def wait_all(ids, timeout=180):
         time.sleep(0.5)
 
 
-@pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("redis-cli")), reason="needs redis-server here")
+@pytest.mark.skipif(
+    not (shutil.which("redis-server") and shutil.which("redis-cli")),
+    reason="needs redis-server here",
+)
 def test_redis_restart_loses_no_queued_run_and_runs_none_twice(user, synced, start_worker):
     from apps.runs.services import run_submit
 
     worker = start_worker()
-    ids = [run_submit(user=user, benchmark="probe", method="probe_fast", seed=i,
-                      benchmark_config={"steps": 15, "sleep": 0.1}).pk for i in range(5)]
+    ids = [
+        run_submit(
+            user=user,
+            benchmark="probe",
+            method="probe_fast",
+            seed=i,
+            benchmark_config={"steps": 15, "sleep": 0.1},
+        ).pk
+        for i in range(5)
+    ]
     deadline = time.monotonic() + 60
     while not Run.objects.filter(pk__in=ids, status="running").exists():
         assert time.monotonic() < deadline, worker.tail()
@@ -64,7 +85,9 @@ def test_redis_restart_loses_no_queued_run_and_runs_none_twice(user, synced, sta
     states = wait_all(ids)
     assert set(states.values()) == {"succeeded"}, (states, worker.tail())
     for run_id in ids:
-        started = RunEvent.objects.filter(run_id=run_id, kind="status", data__status="running").count()
+        started = RunEvent.objects.filter(
+            run_id=run_id, kind="status", data__status="running"
+        ).count()
         assert started == 1, f"run {run_id} started {started} times"
         assert MetricPoint.objects.filter(run_id=run_id).count() == 15
 
@@ -74,7 +97,12 @@ def test_postgres_restart_during_a_run_loses_no_metric(user, synced, start_worke
     from apps.runs.services import run_submit
 
     worker = start_worker()
-    run = run_submit(user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 80, "sleep": 0.1})
+    run = run_submit(
+        user=user,
+        benchmark="probe",
+        method="probe_fast",
+        benchmark_config={"steps": 80, "sleep": 0.1},
+    )
     deadline = time.monotonic() + 60
     while MetricPoint.objects.filter(run=run).count() < 10:
         assert time.monotonic() < deadline, worker.tail()
@@ -83,9 +111,17 @@ def test_postgres_restart_during_a_run_loses_no_metric(user, synced, start_worke
     restart_postgres()
     states = wait_all([run.pk])
     assert states[run.pk] == "succeeded", worker.tail()
-    steps = list(MetricPoint.objects.filter(run=run, key="loss").order_by("step").values_list("step", flat=True))
+    steps = list(
+        MetricPoint.objects.filter(run=run, key="loss")
+        .order_by("step")
+        .values_list("step", flat=True)
+    )
     assert steps == list(range(1, 81)), "every point arrived, once, in order"
     seqs = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
-    streamed = [p[0] for e in RunEvent.objects.filter(run=run, kind="metrics").order_by("seq") for p in e.data["points"]]
+    streamed = [
+        p[0]
+        for e in RunEvent.objects.filter(run=run, kind="metrics").order_by("seq")
+        for p in e.data["points"]
+    ]
     assert streamed == list(range(1, 81))

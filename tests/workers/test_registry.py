@@ -36,10 +36,14 @@ def test_methods_name_existing_benchmarks(plugins):
 
 def test_every_seed_paper_claim_points_at_registered_plugins(plugins):
     benchmarks, methods = plugins
-    papers = {cls.paper.key: cls.paper for cls in [*benchmarks.values(), *methods.values()] if cls.paper}
+    papers = {
+        cls.paper.key: cls.paper for cls in [*benchmarks.values(), *methods.values()] if cls.paper
+    }
     for key, paper in papers.items():
         if not paper.claim_benchmark:
             continue
         bench = benchmarks[paper.claim_benchmark]
         assert paper.claim_method in methods and paper.claim_baseline in methods, key
-        assert bench.metric(paper.claim_metric) is not None, f"{key}: {paper.claim_metric} is not a declared metric"
+        assert bench.metric(paper.claim_metric) is not None, (
+            f"{key}: {paper.claim_metric} is not a declared metric"
+        )

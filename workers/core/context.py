@@ -83,14 +83,22 @@ def clean_number(value: Any) -> float:
 class RunContext(ABC):
     """What a run sees of the platform (see DESIGN.md section 3)."""
 
-    def __init__(self, *, seed: int = 0, device: str = "cpu", data_dir: str | Path | None = None,
-                 model: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        device: str = "cpu",
+        data_dir: str | Path | None = None,
+        model: Any = None,
+    ) -> None:
         import torch
 
         self.seed = int(seed)
         self.device = torch.device(device)
         self.model = model
-        self._data_dir = Path(data_dir) if data_dir else Path(os.environ.get("CRUCIBLE_DATA_DIR", "var/data"))
+        self._data_dir = (
+            Path(data_dir) if data_dir else Path(os.environ.get("CRUCIBLE_DATA_DIR", "var/data"))
+        )
 
     # -- reporting -----------------------------------------------------------------------
     @abstractmethod
@@ -160,8 +168,9 @@ class InMemoryRunContext(RunContext):
     _cancel_checks: int = 0
 
     def __post_init__(self) -> None:
-        RunContext.__init__(self, seed=self.seed, device=str(self.device), data_dir=self.data_dir,
-                            model=self.model)
+        RunContext.__init__(
+            self, seed=self.seed, device=str(self.device), data_dir=self.data_dir, model=self.model
+        )
         self.started = time.monotonic()
 
     def progress(self, done: float, total: float, note: str = "") -> None:

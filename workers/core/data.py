@@ -88,8 +88,13 @@ class UnsafeArchive(ValueError):
     """An archive that would write outside its folder, or expand beyond the allowed size."""
 
 
-def safe_extract(archive: str | Path, dest: str | Path, *, max_bytes: int = 50 * 1024**3,
-                 max_members: int = 500_000) -> Path:
+def safe_extract(
+    archive: str | Path,
+    dest: str | Path,
+    *,
+    max_bytes: int = 50 * 1024**3,
+    max_members: int = 500_000,
+) -> Path:
     """Extract a .tar(.gz/.bz2/.xz) or .zip into `dest`, refusing path traversal, absolute
     paths, links and device files, and archives that expand beyond `max_bytes` or hold more than
     `max_members` entries (decompression bombs). Checks every entry before writing anything, and
@@ -103,22 +108,34 @@ def safe_extract(archive: str | Path, dest: str | Path, *, max_bytes: int = 50 *
 
     def check_name(name: str) -> Path:
         target = (root / name).resolve()
-        if name.startswith(("/", "\\")) or ".." in Path(name).parts or not str(target).startswith(str(root)):
-            raise UnsafeArchive(f"{archive.name}: entry {name!r} would be written outside the target folder")
+        if (
+            name.startswith(("/", "\\"))
+            or ".." in Path(name).parts
+            or not str(target).startswith(str(root))
+        ):
+            raise UnsafeArchive(
+                f"{archive.name}: entry {name!r} would be written outside the target folder"
+            )
         return target
 
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
             infos = zf.infolist()
             if len(infos) > max_members:
-                raise UnsafeArchive(f"{archive.name}: {len(infos)} entries; the limit is {max_members}")
+                raise UnsafeArchive(
+                    f"{archive.name}: {len(infos)} entries; the limit is {max_members}"
+                )
             declared = sum(i.file_size for i in infos)
             if declared > max_bytes:
-                raise UnsafeArchive(f"{archive.name}: expands to {declared} bytes; the limit is {max_bytes}")
+                raise UnsafeArchive(
+                    f"{archive.name}: expands to {declared} bytes; the limit is {max_bytes}"
+                )
             for info in infos:
                 check_name(info.filename)
                 if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                    raise UnsafeArchive(f"{archive.name}: entry {info.filename!r} is a symbolic link")
+                    raise UnsafeArchive(
+                        f"{archive.name}: entry {info.filename!r} is a symbolic link"
+                    )
             written = 0
             for info in infos:
                 target = check_name(info.filename)
@@ -138,14 +155,20 @@ def safe_extract(archive: str | Path, dest: str | Path, *, max_bytes: int = 50 *
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
         if len(members) > max_members:
-            raise UnsafeArchive(f"{archive.name}: {len(members)} entries; the limit is {max_members}")
+            raise UnsafeArchive(
+                f"{archive.name}: {len(members)} entries; the limit is {max_members}"
+            )
         declared = sum(m.size for m in members if m.isfile())
         if declared > max_bytes:
-            raise UnsafeArchive(f"{archive.name}: expands to {declared} bytes; the limit is {max_bytes}")
+            raise UnsafeArchive(
+                f"{archive.name}: expands to {declared} bytes; the limit is {max_bytes}"
+            )
         for member in members:
             check_name(member.name)
             if not (member.isfile() or member.isdir()):
-                raise UnsafeArchive(f"{archive.name}: entry {member.name!r} is a link or special file")
+                raise UnsafeArchive(
+                    f"{archive.name}: entry {member.name!r} is a link or special file"
+                )
         try:
             tar.extractall(dest, filter="data")  # the stdlib's own guard on top of ours
         except tarfile.FilterError as exc:

@@ -18,7 +18,9 @@ class MetricSpec:
 
     def __post_init__(self) -> None:
         if self.goal not in ("max", "min"):
-            raise ValueError(f"metric {self.name!r}: goal must be 'max' or 'min', not {self.goal!r}")
+            raise ValueError(
+                f"metric {self.name!r}: goal must be 'max' or 'min', not {self.goal!r}"
+            )
 
     def better(self, a: float, b: float) -> bool:
         """True when value `a` is strictly better than `b` in this metric's direction."""

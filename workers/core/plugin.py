@@ -34,7 +34,9 @@ class _Plugin:
         if config is None or isinstance(config, dict):
             config = validate_config(self.Config, config or {})
         elif not isinstance(config, self.Config):
-            raise TypeError(f"{type(self).__name__} expects {self.Config.__name__}, got {type(config).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} expects {self.Config.__name__}, got {type(config).__name__}"
+            )
         self.config = config
 
     @classmethod

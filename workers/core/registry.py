@@ -38,7 +38,9 @@ def _check_name(kind: str, cls: type, table: dict) -> None:
         raise TypeError(f"{kind} {cls.__qualname__} needs a lowercase slug `name`, got {name!r}")
     existing = table.get(name)
     if existing is not None and existing.__qualname__ != cls.__qualname__:
-        raise TypeError(f"{kind} name {name!r} is registered twice ({existing.__qualname__}, {cls.__qualname__})")
+        raise TypeError(
+            f"{kind} name {name!r} is registered twice ({existing.__qualname__}, {cls.__qualname__})"
+        )
 
 
 def register_benchmark(cls: B) -> B:

@@ -46,12 +46,26 @@ class ChatModel(ABC):
         self.usage = Usage()
 
     @abstractmethod
-    def _complete(self, messages: list[dict[str, str]], *, max_tokens: int, temperature: float,
-                  stop: list[str] | None) -> Completion: ...
+    def _complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        stop: list[str] | None,
+    ) -> Completion: ...
 
-    def complete(self, messages: list[dict[str, str]], *, max_tokens: int = 512,
-                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
-        completion = self._complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        completion = self._complete(
+            messages, max_tokens=max_tokens, temperature=temperature, stop=stop
+        )
         self.usage.add(completion)
         return completion
 
@@ -97,5 +111,7 @@ def build_adapter(spec: ModelSpec) -> ChatModel:
     try:
         builder = _BUILDERS[spec.kind]
     except KeyError:
-        raise ValueError(f"no model adapter for kind {spec.kind!r} (known: {sorted(_BUILDERS)})") from None
+        raise ValueError(
+            f"no model adapter for kind {spec.kind!r} (known: {sorted(_BUILDERS)})"
+        ) from None
     return builder(spec)

@@ -27,8 +27,15 @@ def list_devices() -> list[DeviceInfo]:
     if shutil.which("nvidia-smi"):
         try:
             out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=index,name,memory.total", "--format=csv,noheader,nounits"],
-                capture_output=True, text=True, timeout=10, check=True,
+                [
+                    "nvidia-smi",
+                    "--query-gpu=index,name,memory.total",
+                    "--format=csv,noheader,nounits",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
             ).stdout
             gpus = []
             for line in out.strip().splitlines():

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='team',
-            name='max_storage_bytes',
-            field=models.PositiveBigIntegerField(default=21474836480, help_text='uploads and artifacts'),
+            model_name="team",
+            name="max_storage_bytes",
+            field=models.PositiveBigIntegerField(
+                default=21474836480, help_text="uploads and artifacts"
+            ),
         ),
     ]

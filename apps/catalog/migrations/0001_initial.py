@@ -6,130 +6,296 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Benchmark',
+            name="Benchmark",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=80, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('metrics', models.JSONField(default=list)),
-                ('config_schema', models.JSONField(default=dict)),
-                ('datasets', models.JSONField(default=list)),
-                ('active', models.BooleanField(default=True, help_text='False when its plugin is no longer installed')),
-                ('results_version', models.PositiveBigIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=80, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("metrics", models.JSONField(default=list)),
+                ("config_schema", models.JSONField(default=dict)),
+                ("datasets", models.JSONField(default=list)),
+                (
+                    "active",
+                    models.BooleanField(
+                        default=True, help_text="False when its plugin is no longer installed"
+                    ),
+                ),
+                ("results_version", models.PositiveBigIntegerField(default=0)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Paper',
+            name="Paper",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.SlugField(max_length=80, unique=True)),
-                ('title', models.CharField(max_length=400)),
-                ('authors', models.JSONField(default=list)),
-                ('venue', models.CharField(blank=True, max_length=200)),
-                ('year', models.PositiveIntegerField(null=True)),
-                ('abstract', models.TextField(blank=True)),
-                ('headline_claim', models.TextField(blank=True)),
-                ('code_url', models.URLField(blank=True)),
-                ('url', models.URLField(blank=True)),
-                ('claim', models.JSONField(default=dict, help_text='benchmark/method/baseline/metric testing the claim')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.SlugField(max_length=80, unique=True)),
+                ("title", models.CharField(max_length=400)),
+                ("authors", models.JSONField(default=list)),
+                ("venue", models.CharField(blank=True, max_length=200)),
+                ("year", models.PositiveIntegerField(null=True)),
+                ("abstract", models.TextField(blank=True)),
+                ("headline_claim", models.TextField(blank=True)),
+                ("code_url", models.URLField(blank=True)),
+                ("url", models.URLField(blank=True)),
+                (
+                    "claim",
+                    models.JSONField(
+                        default=dict, help_text="benchmark/method/baseline/metric testing the claim"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('team', 'Team')], default='public', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('name', models.SlugField(max_length=120, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('benchmark', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='dataset_entries', to='catalog.benchmark')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("team", "Team")],
+                        default="public",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("name", models.SlugField(max_length=120, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="dataset_entries",
+                        to="catalog.benchmark",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='ModelEntry',
+            name="ModelEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('team', 'Team')], default='public', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('name', models.SlugField(max_length=120, unique=True)),
-                ('kind', models.CharField(choices=[('openai', 'OpenAI-compatible endpoint'), ('hf_local', 'Local Hugging Face directory'), ('project', 'Model trained by the project')], max_length=16)),
-                ('base_url', models.URLField(blank=True, max_length=500)),
-                ('model_id', models.CharField(blank=True, max_length=200)),
-                ('path', models.CharField(blank=True, max_length=500)),
-                ('api_key_env', models.CharField(blank=True, help_text='environment variable holding the key', max_length=100)),
-                ('api_key_encrypted', models.BinaryField(blank=True, null=True)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('description', models.TextField(blank=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("team", "Team")],
+                        default="public",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("name", models.SlugField(max_length=120, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("openai", "OpenAI-compatible endpoint"),
+                            ("hf_local", "Local Hugging Face directory"),
+                            ("project", "Model trained by the project"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("base_url", models.URLField(blank=True, max_length=500)),
+                ("model_id", models.CharField(blank=True, max_length=200)),
+                ("path", models.CharField(blank=True, max_length=500)),
+                (
+                    "api_key_env",
+                    models.CharField(
+                        blank=True, help_text="environment variable holding the key", max_length=100
+                    ),
+                ),
+                ("api_key_encrypted", models.BinaryField(blank=True, null=True)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'model',
+                "verbose_name": "model",
             },
         ),
         migrations.CreateModel(
-            name='Method',
+            name="Method",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=80, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('config_schema', models.JSONField(default=dict)),
-                ('is_baseline', models.BooleanField(default=False)),
-                ('requires_model', models.BooleanField(default=False)),
-                ('active', models.BooleanField(default=True)),
-                ('benchmarks', models.ManyToManyField(related_name='methods', to='catalog.benchmark')),
-                ('paper', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='methods', to='catalog.paper')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=80, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("config_schema", models.JSONField(default=dict)),
+                ("is_baseline", models.BooleanField(default=False)),
+                ("requires_model", models.BooleanField(default=False)),
+                ("active", models.BooleanField(default=True)),
+                (
+                    "benchmarks",
+                    models.ManyToManyField(related_name="methods", to="catalog.benchmark"),
+                ),
+                (
+                    "paper",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="methods",
+                        to="catalog.paper",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.AddField(
-            model_name='benchmark',
-            name='paper',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='benchmarks', to='catalog.paper'),
+            model_name="benchmark",
+            name="paper",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="benchmarks",
+                to="catalog.paper",
+            ),
         ),
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('source', models.CharField(choices=[('generator', 'Generator'), ('upload', 'Upload'), ('url', 'Url'), ('bundled', 'Bundled'), ('shared', 'Shared')], max_length=16)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('ready', 'Ready'), ('failed', 'Failed')], default='ready', max_length=8)),
-                ('content_hash', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('file', models.FileField(blank=True, upload_to='datasets/')),
-                ('path', models.CharField(blank=True, help_text='location in the data cache', max_length=500)),
-                ('url', models.URLField(blank=True, max_length=1000)),
-                ('expected_sha256', models.CharField(blank=True, max_length=64)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('size_bytes', models.PositiveBigIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='catalog.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("version", models.PositiveIntegerField()),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("generator", "Generator"),
+                            ("upload", "Upload"),
+                            ("url", "Url"),
+                            ("bundled", "Bundled"),
+                            ("shared", "Shared"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("ready", "Ready"), ("failed", "Failed")],
+                        default="ready",
+                        max_length=8,
+                    ),
+                ),
+                ("content_hash", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("file", models.FileField(blank=True, upload_to="datasets/")),
+                (
+                    "path",
+                    models.CharField(
+                        blank=True, help_text="location in the data cache", max_length=500
+                    ),
+                ),
+                ("url", models.URLField(blank=True, max_length=1000)),
+                ("expected_sha256", models.CharField(blank=True, max_length=64)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("size_bytes", models.PositiveBigIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="catalog.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', '-version'],
-                'constraints': [models.UniqueConstraint(fields=('dataset', 'version'), name='dataset_version_unique')],
+                "ordering": ["dataset", "-version"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("dataset", "version"), name="dataset_version_unique"
+                    )
+                ],
             },
         ),
     ]

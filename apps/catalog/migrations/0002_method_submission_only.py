@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalog', '0001_initial'),
+        ("catalog", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='method',
-            name='submission_only',
-            field=models.BooleanField(default=False, help_text='only through a predictions upload'),
+            model_name="method",
+            name="submission_only",
+            field=models.BooleanField(default=False, help_text="only through a predictions upload"),
         ),
     ]

@@ -5,42 +5,60 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='WorkerPool',
+            name="WorkerPool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=64, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('paused', models.BooleanField(default=False)),
-                ('draining', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=64, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("paused", models.BooleanField(default=False)),
+                ("draining", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Worker',
+            name="Worker",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(help_text='Celery node name', max_length=255, unique=True)),
-                ('pid', models.PositiveIntegerField(default=0)),
-                ('devices', models.JSONField(default=list)),
-                ('concurrency', models.PositiveIntegerField(default=1)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('last_heartbeat', models.DateTimeField(db_index=True, null=True)),
-                ('stopped_at', models.DateTimeField(blank=True, null=True)),
-                ('pool', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='workers', to='pools.workerpool')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "hostname",
+                    models.CharField(help_text="Celery node name", max_length=255, unique=True),
+                ),
+                ("pid", models.PositiveIntegerField(default=0)),
+                ("devices", models.JSONField(default=list)),
+                ("concurrency", models.PositiveIntegerField(default=1)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("last_heartbeat", models.DateTimeField(db_index=True, null=True)),
+                ("stopped_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "pool",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="workers",
+                        to="pools.workerpool",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pool', 'hostname'],
+                "ordering": ["pool", "hostname"],
             },
         ),
     ]

@@ -6,161 +6,426 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('catalog', '0001_initial'),
-        ('pools', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("catalog", "0001_initial"),
+        ("pools", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Sweep',
+            name="Sweep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('team', 'Team')], default='public', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('benchmark_config', models.JSONField(default=dict)),
-                ('method_config', models.JSONField(default=dict)),
-                ('grid', models.JSONField(default=dict, help_text="'benchmark.<field>' or 'method.<field>' -> list of values")),
-                ('seeds', models.JSONField(default=list)),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sweeps', to='catalog.benchmark')),
-                ('method', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sweeps', to='catalog.method')),
-                ('model', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='sweeps', to='catalog.modelentry')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("team", "Team")],
+                        default="public",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("benchmark_config", models.JSONField(default=dict)),
+                ("method_config", models.JSONField(default=dict)),
+                (
+                    "grid",
+                    models.JSONField(
+                        default=dict,
+                        help_text="'benchmark.<field>' or 'method.<field>' -> list of values",
+                    ),
+                ),
+                ("seeds", models.JSONField(default=list)),
+                ("name", models.CharField(blank=True, max_length=200)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sweeps",
+                        to="catalog.benchmark",
+                    ),
+                ),
+                (
+                    "method",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sweeps",
+                        to="catalog.method",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sweeps",
+                        to="catalog.modelentry",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('team', 'Team')], default='public', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('benchmark_config', models.JSONField(default=dict)),
-                ('method_config', models.JSONField(default=dict)),
-                ('config_hash', models.CharField(db_index=True, max_length=16)),
-                ('seed', models.BigIntegerField(default=0)),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=10)),
-                ('attempt', models.PositiveIntegerField(default=1)),
-                ('cancel_requested', models.BooleanField(default=False)),
-                ('dispatched_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('worker_name', models.CharField(blank=True, max_length=255)),
-                ('device', models.CharField(blank=True, max_length=200)),
-                ('progress_done', models.FloatField(default=0)),
-                ('progress_total', models.FloatField(default=0)),
-                ('progress_note', models.CharField(blank=True, max_length=300)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('status_reason', models.CharField(blank=True, max_length=500)),
-                ('error', models.TextField(blank=True)),
-                ('traceback', models.TextField(blank=True)),
-                ('failed_by_platform', models.BooleanField(default=False)),
-                ('code_version', models.CharField(blank=True, max_length=64)),
-                ('package_versions', models.JSONField(blank=True, default=dict)),
-                ('datasets_used', models.JSONField(blank=True, default=dict, help_text='dataset name -> content hash')),
-                ('event_seq', models.PositiveBigIntegerField(default=0, help_text='seq of the last stored event')),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='catalog.benchmark')),
-                ('dataset_versions', models.ManyToManyField(blank=True, related_name='runs', to='catalog.datasetversion')),
-                ('method', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='catalog.method')),
-                ('model', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='catalog.modelentry')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('pool', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='pools.workerpool')),
-                ('retry_of', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='retries', to='runs.run')),
-                ('team', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.team')),
-                ('worker', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='runs', to='pools.worker')),
-                ('sweep', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='runs', to='runs.sweep')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("team", "Team")],
+                        default="public",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("benchmark_config", models.JSONField(default=dict)),
+                ("method_config", models.JSONField(default=dict)),
+                ("config_hash", models.CharField(db_index=True, max_length=16)),
+                ("seed", models.BigIntegerField(default=0)),
+                ("name", models.CharField(blank=True, max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("attempt", models.PositiveIntegerField(default=1)),
+                ("cancel_requested", models.BooleanField(default=False)),
+                ("dispatched_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("worker_name", models.CharField(blank=True, max_length=255)),
+                ("device", models.CharField(blank=True, max_length=200)),
+                ("progress_done", models.FloatField(default=0)),
+                ("progress_total", models.FloatField(default=0)),
+                ("progress_note", models.CharField(blank=True, max_length=300)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("status_reason", models.CharField(blank=True, max_length=500)),
+                ("error", models.TextField(blank=True)),
+                ("traceback", models.TextField(blank=True)),
+                ("failed_by_platform", models.BooleanField(default=False)),
+                ("code_version", models.CharField(blank=True, max_length=64)),
+                ("package_versions", models.JSONField(blank=True, default=dict)),
+                (
+                    "datasets_used",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="dataset name -> content hash"
+                    ),
+                ),
+                (
+                    "event_seq",
+                    models.PositiveBigIntegerField(
+                        default=0, help_text="seq of the last stored event"
+                    ),
+                ),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="catalog.benchmark",
+                    ),
+                ),
+                (
+                    "dataset_versions",
+                    models.ManyToManyField(
+                        blank=True, related_name="runs", to="catalog.datasetversion"
+                    ),
+                ),
+                (
+                    "method",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="catalog.method",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="catalog.modelentry",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pool",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="pools.workerpool",
+                    ),
+                ),
+                (
+                    "retry_of",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="retries",
+                        to="runs.run",
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
+                (
+                    "worker",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="runs",
+                        to="pools.worker",
+                    ),
+                ),
+                (
+                    "sweep",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="runs",
+                        to="runs.sweep",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='MetricPoint',
+            name="MetricPoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=100)),
-                ('step', models.BigIntegerField()),
-                ('value', models.FloatField(null=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='points', to='runs.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=100)),
+                ("step", models.BigIntegerField()),
+                ("value", models.FloatField(null=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="points",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['run', 'key', 'step'], name='runs_metric_run_id_6d4fc2_idx')],
+                "indexes": [
+                    models.Index(
+                        fields=["run", "key", "step"], name="runs_metric_run_id_6d4fc2_idx"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Artifact',
+            name="Artifact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('file', models.FileField(upload_to='artifacts/')),
-                ('content_type', models.CharField(default='application/octet-stream', max_length=100)),
-                ('size_bytes', models.PositiveBigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='artifacts', to='runs.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("file", models.FileField(upload_to="artifacts/")),
+                (
+                    "content_type",
+                    models.CharField(default="application/octet-stream", max_length=100),
+                ),
+                ("size_bytes", models.PositiveBigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="artifacts",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'name'), name='artifact_name_unique')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "name"), name="artifact_name_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RunEvent',
+            name="RunEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveBigIntegerField()),
-                ('kind', models.CharField(choices=[('status', 'Status'), ('progress', 'Progress'), ('metrics', 'Metrics'), ('log', 'Log'), ('summary', 'Summary'), ('artifact', 'Artifact')], max_length=10)),
-                ('data', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='runs.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveBigIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("status", "Status"),
+                            ("progress", "Progress"),
+                            ("metrics", "Metrics"),
+                            ("log", "Log"),
+                            ("summary", "Summary"),
+                            ("artifact", "Artifact"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("data", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'seq'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'seq'), name='run_event_seq_unique')],
+                "ordering": ["run", "seq"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "seq"), name="run_event_seq_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SummaryMetric',
+            name="SummaryMetric",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=100)),
-                ('value', models.FloatField(null=True)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.benchmark')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='summary_metrics', to='runs.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=100)),
+                ("value", models.FloatField(null=True)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="catalog.benchmark",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="summary_metrics",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['benchmark', 'key'], name='runs_summar_benchma_f5bce6_idx')],
-                'constraints': [models.UniqueConstraint(fields=('run', 'key'), name='summary_metric_unique')],
+                "indexes": [
+                    models.Index(fields=["benchmark", "key"], name="runs_summar_benchma_f5bce6_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "key"), name="summary_metric_unique")
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['status', 'pool'], name='runs_run_status_7dacbd_idx'),
+            model_name="run",
+            index=models.Index(fields=["status", "pool"], name="runs_run_status_7dacbd_idx"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['benchmark', 'status'], name='runs_run_benchma_62e82e_idx'),
+            model_name="run",
+            index=models.Index(fields=["benchmark", "status"], name="runs_run_benchma_62e82e_idx"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['status', 'heartbeat_at'], name='runs_run_status_334c94_idx'),
+            model_name="run",
+            index=models.Index(
+                fields=["status", "heartbeat_at"], name="runs_run_status_334c94_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'succeeded', 'failed', 'cancelled'])), name='run_status_valid'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("status__in", ["queued", "running", "succeeded", "failed", "cancelled"])
+                ),
+                name="run_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('progress_done__gte', 0)), name='run_progress_nonnegative'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("progress_done__gte", 0)), name="run_progress_nonnegative"
+            ),
         ),
     ]

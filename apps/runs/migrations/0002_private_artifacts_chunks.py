@@ -5,25 +5,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0001_initial'),
+        ("runs", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='artifact',
-            name='private',
-            field=models.BooleanField(default=False, help_text='kept on the server; never served'),
+            model_name="artifact",
+            name="private",
+            field=models.BooleanField(default=False, help_text="kept on the server; never served"),
         ),
         migrations.AddField(
-            model_name='run',
-            name='is_chunk',
-            field=models.BooleanField(default=False, help_text='one chunk of a sharded evaluation'),
+            model_name="run",
+            name="is_chunk",
+            field=models.BooleanField(default=False, help_text="one chunk of a sharded evaluation"),
         ),
         migrations.AddField(
-            model_name='run',
-            name='merged_from',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='merged_runs', to='runs.sweep'),
+            model_name="run",
+            name="merged_from",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="merged_runs",
+                to="runs.sweep",
+            ),
         ),
     ]

@@ -4,30 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0002_private_artifacts_chunks'),
+        ("runs", "0002_private_artifacts_chunks"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='run',
-            name='benchmark_config',
+            model_name="run",
+            name="benchmark_config",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AlterField(
-            model_name='run',
-            name='method_config',
+            model_name="run",
+            name="method_config",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AlterField(
-            model_name='sweep',
-            name='benchmark_config',
+            model_name="sweep",
+            name="benchmark_config",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AlterField(
-            model_name='sweep',
-            name='method_config',
+            model_name="sweep",
+            name="method_config",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

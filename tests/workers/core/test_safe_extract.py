@@ -36,7 +36,10 @@ def test_good_tar_and_zip_extract(tmp_path):
 @pytest.mark.parametrize("name", ["../evil.txt", "/abs/evil.txt", "a/../../evil.txt"])
 def test_traversal_is_refused_in_tar_and_zip(tmp_path, name):
     with pytest.raises(UnsafeArchive, match="outside the target folder"):
-        safe_extract(_tar(tmp_path / "bad.tgz", [("fine.txt", b"1", "file"), (name, b"2", "file")]), tmp_path / "t")
+        safe_extract(
+            _tar(tmp_path / "bad.tgz", [("fine.txt", b"1", "file"), (name, b"2", "file")]),
+            tmp_path / "t",
+        )
     assert not (tmp_path / "t" / "fine.txt").exists(), "nothing is written when any entry is bad"
     assert not (tmp_path / "evil.txt").exists()
     with zipfile.ZipFile(tmp_path / "bad.zip", "w") as zf:
@@ -58,8 +61,11 @@ def test_decompression_bomb_is_refused(tmp_path):
         safe_extract(tmp_path / "bomb.zip", tmp_path / "b", max_bytes=1024 * 1024)
     assert not (tmp_path / "b" / "zeros.bin").exists()
     with pytest.raises(UnsafeArchive, match="entries"):
-        safe_extract(_tar(tmp_path / "many.tgz", [(f"f{i}", b"x", "file") for i in range(20)]), tmp_path / "m",
-                     max_members=10)
+        safe_extract(
+            _tar(tmp_path / "many.tgz", [(f"f{i}", b"x", "file") for i in range(20)]),
+            tmp_path / "m",
+            max_members=10,
+        )
 
 
 def test_not_an_archive(tmp_path):

@@ -15,8 +15,12 @@ def _row(model: str, refusal: dict[str, float]) -> dict:
 
 
 def test_one_series_per_model_with_conditions_ordered_by_breadth():
-    board = {"rows": [_row("aligned", {"web": 0.4, "none": 0.9, "encyclopedia_bm25": 0.7}),
-                      _row("uncensored", {"none": 0.3, "web": 0.1})]}
+    board = {
+        "rows": [
+            _row("aligned", {"web": 0.4, "none": 0.9, "encyclopedia_bm25": 0.7}),
+            _row("uncensored", {"none": 0.3, "web": 0.1}),
+        ]
+    }
     fig = SafetyRetrieval.leaderboard_figure(board)
     refusal = [t for t in fig.data if t.xaxis in (None, "x")]
     assert {t.name for t in refusal} == {"aligned · retrieval_rag", "uncensored · retrieval_rag"}
@@ -27,4 +31,6 @@ def test_one_series_per_model_with_conditions_ordered_by_breadth():
 
 def test_a_board_without_per_cell_columns_is_refused():
     with pytest.raises(ValueError, match="per-cell columns"):
-        SafetyRetrieval.leaderboard_figure({"rows": [{"method": "m", "model": None, "metrics": {}}]})
+        SafetyRetrieval.leaderboard_figure(
+            {"rows": [{"method": "m", "model": None, "metrics": {}}]}
+        )

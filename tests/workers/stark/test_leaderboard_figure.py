@@ -17,7 +17,12 @@ def _row(method: str, model: str | None, success_spatial: float, nerr: float) ->
 
 
 def test_failure_rate_per_family_for_each_method_and_model():
-    board = {"rows": [_row("stark_classical", None, 0.98, 0.05), _row("stark_llm_text", "tiny", 0.40, 0.9)]}
+    board = {
+        "rows": [
+            _row("stark_classical", None, 0.98, 0.05),
+            _row("stark_llm_text", "tiny", 0.40, 0.9),
+        ]
+    }
     fig = StarkBenchmark.leaderboard_figure(board)
     bars = [t for t in fig.data if t.type == "bar" and list(t.x) == ["spatial"]]
     assert [t.name for t in bars] == ["stark_classical / -", "stark_llm_text / tiny"]

@@ -49,8 +49,15 @@ def test_judgement_files_pairwise_and_scored(tmp_path):
     lines = []
     for _ in range(80):
         a, b = rng.normal(size=5), rng.normal(size=5)
-        lines.append(json.dumps({"a": dict(zip(METRICS, a.tolist(), strict=True)), "b": dict(zip(METRICS, b.tolist(), strict=True)),
-                                 "preferred": "a" if a[0] > b[0] else "b"}))
+        lines.append(
+            json.dumps(
+                {
+                    "a": dict(zip(METRICS, a.tolist(), strict=True)),
+                    "b": dict(zip(METRICS, b.tolist(), strict=True)),
+                    "preferred": "a" if a[0] > b[0] else "b",
+                }
+            )
+        )
     pair.write_text("\n".join(lines))
     X, ia, ib, pref, scores = load_judgements(pair, METRICS)
     assert X.shape == (160, 5) and len(ia) == 80 and scores is None
@@ -58,9 +65,18 @@ def test_judgement_files_pairwise_and_scored(tmp_path):
     assert np.argmax(np.abs(cal.weights)) == 0 and cal.weights[0] > 0
 
     scored = tmp_path / "scores.jsonl"
-    scored.write_text("\n".join(json.dumps({"group": f"p{i // 3}", "metrics": dict(zip(METRICS, v.tolist(), strict=True)),
-                                            "score": float(v[2])})
-                                for i, v in enumerate(rng.normal(size=(30, 5)))))
+    scored.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "group": f"p{i // 3}",
+                    "metrics": dict(zip(METRICS, v.tolist(), strict=True)),
+                    "score": float(v[2]),
+                }
+            )
+            for i, v in enumerate(rng.normal(size=(30, 5)))
+        )
+    )
     X, ia, ib, pref, scores = load_judgements(scored, METRICS)
     assert len(scores) == 30 and len(ia) == 30  # 10 groups x 3 pairs
     bad = tmp_path / "bad.jsonl"

@@ -74,8 +74,14 @@ def test_subject_consistency_and_quality_on_constructed_videos():
     swapped = torch.cat([v[:, :4], other[:, 4:]], dim=1)  # the subject changes half way
     assert float(rewards.subject_consistency(swapped)[0]) < 1.0
     m = rewards.metrics(v, attrs)
-    assert set(m) >= {"subject_consistency", "motion_smoothness", "dynamic_degree", "quality",
-                      "text_consistency", "text_accuracy"}
+    assert set(m) >= {
+        "subject_consistency",
+        "motion_smoothness",
+        "dynamic_degree",
+        "quality",
+        "text_consistency",
+        "text_accuracy",
+    }
     assert all(x.shape == (1,) for x in m.values())
     assert 0 <= float(m["text_consistency"][0]) <= 1
 

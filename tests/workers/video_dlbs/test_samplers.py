@@ -49,13 +49,22 @@ def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
 
-@pytest.mark.parametrize("S,B,K,T,search", [
-    (6, 1, 3, 1, None), (6, 2, 4, 1, None), (8, 3, 2, 3, None), (5, 2, 2, 10, None),
-    (8, 2, 3, 2, range(2, 5)), (4, 1, 1, 1, range(0)),
-])
+@pytest.mark.parametrize(
+    "S,B,K,T,search",
+    [
+        (6, 1, 3, 1, None),
+        (6, 2, 4, 1, None),
+        (8, 3, 2, 3, None),
+        (5, 2, 2, 10, None),
+        (8, 2, 3, 2, range(2, 5)),
+        (4, 1, 1, 1, range(0)),
+    ],
+)
 def test_beam_nfe_is_exact(S, B, K, T, search):
     m = CountedModel(ToyModel())
-    res = beam_search(m, 0.0, S, scorer, gen(), beams=B, candidates=K, lookahead_steps=T, search_steps=search)
+    res = beam_search(
+        m, 0.0, S, scorer, gen(), beams=B, candidates=K, lookahead_steps=T, search_steps=search
+    )
     assert res.nfe == m.nfe == beam_nfe(S, B, K, T, search)
     searched = set(range(S - 1) if search is None else search)
     by_hand = B + sum(B * K * min(T, S - 1 - i) if i in searched else B for i in range(S - 1))
@@ -115,12 +124,17 @@ def test_greedy_is_dlbs_with_one_beam():
     greedy = get_method("dlbs-greedy")()
     dlbs1 = get_method("dlbs")({"beams": 1})
     for budget in (20, 40, 80):
-        a = greedy.sample(CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=budget, generator=gen(1))
-        b = dlbs1.sample(CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=budget, generator=gen(1))
+        a = greedy.sample(
+            CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=budget, generator=gen(1)
+        )
+        b = dlbs1.sample(
+            CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=budget, generator=gen(1)
+        )
         assert torch.equal(a.latent, b.latent) and a.nfe == b.nfe
     direct = beam_search(ToyModel(), 0.0, 10, scorer, gen(1), beams=1, candidates=4)
-    via = get_method("dlbs-greedy")().sample(CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=40,
-                                             generator=gen(1))
+    via = get_method("dlbs-greedy")().sample(
+        CountedModel(ToyModel()), 0.0, scorer, steps=10, budget=40, generator=gen(1)
+    )
     assert torch.equal(direct.latent, via.latent)
 
 
@@ -133,8 +147,17 @@ def test_beam_keeps_the_best_b_of_bk_by_the_scorer():
         calls.append((z.clone(), s.clone()))
         return s
 
-    res = beam_search(ToyModel(), 0.0, 8, recording, gen(2), beams=B, candidates=K,
-                      lookahead_steps=2, keep_trace=True)
+    res = beam_search(
+        ToyModel(),
+        0.0,
+        8,
+        recording,
+        gen(2),
+        beams=B,
+        candidates=K,
+        lookahead_steps=2,
+        keep_trace=True,
+    )
     assert len(res.trace) == 7
     for step in res.trace:
         scores = torch.tensor(step["scores"])
@@ -150,7 +173,10 @@ def test_beam_keeps_the_best_b_of_bk_by_the_scorer():
 
 def test_search_beats_a_single_sample_on_the_toy_reward():
     single = [scorer(ddim(ToyModel(), 0.0, 10, gen(s), eta=1.0)[0]).item() for s in range(8)]
-    searched = [beam_search(ToyModel(), 0.0, 10, scorer, gen(s), beams=2, candidates=4).score for s in range(8)]
+    searched = [
+        beam_search(ToyModel(), 0.0, 10, scorer, gen(s), beams=2, candidates=4).score
+        for s in range(8)
+    ]
     assert sum(searched) > sum(single)
 
 

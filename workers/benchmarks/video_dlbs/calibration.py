@@ -35,7 +35,9 @@ class Calibration:
 
     def standardise(self, values: dict[str, torch.Tensor] | np.ndarray) -> torch.Tensor:
         if isinstance(values, dict):
-            x = torch.stack([torch.as_tensor(values[m], dtype=torch.float64) for m in self.metrics], dim=-1)
+            x = torch.stack(
+                [torch.as_tensor(values[m], dtype=torch.float64) for m in self.metrics], dim=-1
+            )
         else:
             x = torch.as_tensor(values, dtype=torch.float64)
         return (x - torch.as_tensor(self.mean)) / torch.as_tensor(self.std)
@@ -48,16 +50,28 @@ class Calibration:
         return self.reward(values, np.full(len(self.metrics), 1.0 / len(self.metrics)))
 
     def as_dict(self) -> dict:
-        return {"metrics": list(self.metrics), "mean": self.mean.tolist(), "std": self.std.tolist(),
-                "weights": self.weights.tolist(), "report": self.report}
+        return {
+            "metrics": list(self.metrics),
+            "mean": self.mean.tolist(),
+            "std": self.std.tolist(),
+            "weights": self.weights.tolist(),
+            "report": self.report,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> Calibration:
-        return cls(tuple(d["metrics"]), np.array(d["mean"]), np.array(d["std"]), np.array(d["weights"]),
-                   d.get("report", {}))
+        return cls(
+            tuple(d["metrics"]),
+            np.array(d["mean"]),
+            np.array(d["std"]),
+            np.array(d["weights"]),
+            d.get("report", {}),
+        )
 
 
-def fit_bradley_terry(diff: np.ndarray, pref: np.ndarray, l2: float = 1e-2, iters: int = 200) -> np.ndarray:
+def fit_bradley_terry(
+    diff: np.ndarray, pref: np.ndarray, l2: float = 1e-2, iters: int = 200
+) -> np.ndarray:
     """Weights w maximising sum log sigmoid(s * w . d) - l2 |w|^2, where s = +1 if a was
     preferred (pref = 1) else -1, by Newton's method. diff: [P, M] = x_a - x_b."""
     X = diff * np.where(pref > 0.5, 1.0, -1.0)[:, None]
@@ -88,8 +102,9 @@ def _pair_accuracy(diff_score: np.ndarray, pref: np.ndarray) -> float:
     return float(np.mean(agree))
 
 
-def pairs_from_groups(groups: np.ndarray, scores: np.ndarray, rng: np.random.Generator,
-                      temperature: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pairs_from_groups(
+    groups: np.ndarray, scores: np.ndarray, rng: np.random.Generator, temperature: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All within-group pairs (i, j) and a judgement "i preferred": deterministic from the
     scores (temperature 0; ties dropped) or sampled by Bradley-Terry with that temperature."""
     ia, ib = [], []
@@ -102,7 +117,9 @@ def pairs_from_groups(groups: np.ndarray, scores: np.ndarray, rng: np.random.Gen
     ia, ib = np.array(ia, dtype=int), np.array(ib, dtype=int)
     d = scores[ia] - scores[ib] if len(ia) else np.zeros(0)
     if temperature > 0:
-        pref = (rng.random(len(ia)) < 1 / (1 + np.exp(np.clip(-d / temperature, -50, 50)))).astype(float)
+        pref = (rng.random(len(ia)) < 1 / (1 + np.exp(np.clip(-d / temperature, -50, 50)))).astype(
+            float
+        )
     else:
         keep = d != 0
         ia, ib, d = ia[keep], ib[keep], d[keep]
@@ -110,9 +127,17 @@ def pairs_from_groups(groups: np.ndarray, scores: np.ndarray, rng: np.random.Gen
     return ia, ib, pref
 
 
-def calibrate(X: np.ndarray, metrics: tuple[str, ...], ia: np.ndarray, ib: np.ndarray, pref: np.ndarray,
-              scores: np.ndarray | None = None, holdout: float = 0.3, seed: int = 0,
-              l2: float = 1e-2) -> Calibration:
+def calibrate(
+    X: np.ndarray,
+    metrics: tuple[str, ...],
+    ia: np.ndarray,
+    ib: np.ndarray,
+    pref: np.ndarray,
+    scores: np.ndarray | None = None,
+    holdout: float = 0.3,
+    seed: int = 0,
+    l2: float = 1e-2,
+) -> Calibration:
     """Fit weights on (1 - holdout) of the pairs; report, on the held-out pairs, the pairwise
     agreement of each metric, of the uncalibrated (equal) mix and of the calibrated reward, and
     (when absolute judgement `scores` are given) their Spearman correlation with the scores."""
@@ -143,7 +168,9 @@ def calibrate(X: np.ndarray, metrics: tuple[str, ...], ia: np.ndarray, ib: np.nd
     return Calibration(tuple(metrics), mean, std, w, report)
 
 
-def load_judgements(path: str | Path, metrics: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+def load_judgements(
+    path: str | Path, metrics: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """(X, ia, ib, pref, scores-or-None) from a JSON Lines judgement file (module docstring)."""
     rows, ia, ib, pref, groups, scores = [], [], [], [], [], []
     absolute = None

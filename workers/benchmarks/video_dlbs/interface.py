@@ -23,6 +23,15 @@ class VideoSearchMethod(Method):
     paper = DLBS_PAPER
     uses_lookahead = False
 
-    def sample(self, model, cond, scorer: Scorer, *, steps: int, budget: int,
-               generator: torch.Generator, lookahead: int | None = None) -> SampleResult:
+    def sample(
+        self,
+        model,
+        cond,
+        scorer: Scorer,
+        *,
+        steps: int,
+        budget: int,
+        generator: torch.Generator,
+        lookahead: int | None = None,
+    ) -> SampleResult:
         raise NotImplementedError

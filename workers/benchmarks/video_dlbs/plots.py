@@ -19,12 +19,13 @@ def video_grid(videos: list[torch.Tensor], scale: int = 3, gap: int = 2) -> np.n
         arr = arr.repeat(scale, axis=2).repeat(scale, axis=3)
         for r in range(R):
             y, x = r * (H + gap) * scale, c * (W + gap) * scale
-            out[:, y:y + H * scale, x:x + W * scale] = arr[r]
+            out[:, y : y + H * scale, x : x + W * scale] = arr[r]
     return out
 
 
-def save_gif(frames: np.ndarray, path: str | Path, header: list[str] | None = None,
-             ms_per_frame: int = 160) -> Path:
+def save_gif(
+    frames: np.ndarray, path: str | Path, header: list[str] | None = None, ms_per_frame: int = 160
+) -> Path:
     """Animated GIF (looping) from uint8 frames [F, H, W, 3], with an optional text header
     (one label per equal-width column)."""
     from PIL import Image, ImageDraw
@@ -48,14 +49,23 @@ def save_gif(frames: np.ndarray, path: str | Path, header: list[str] | None = No
     return path
 
 
-def curves_figure(curves: dict[str, dict[str, list[float]]], x_title: str, y_title: str, title: str):
+def curves_figure(
+    curves: dict[str, dict[str, list[float]]], x_title: str, y_title: str, title: str
+):
     """One line per sampler with 95% CI error bars: curves[name] = {"x", "mean", "ci"}."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     for name, c in curves.items():
-        fig.add_trace(go.Scatter(x=c["x"], y=c["mean"], name=name, mode="lines+markers",
-                                 error_y={"type": "data", "array": c["ci"], "visible": True}))
+        fig.add_trace(
+            go.Scatter(
+                x=c["x"],
+                y=c["mean"],
+                name=name,
+                mode="lines+markers",
+                error_y={"type": "data", "array": c["ci"], "visible": True},
+            )
+        )
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
     if x_title.startswith("KB") or x_title.startswith("NFE") or "steps" in x_title:
         fig.update_xaxes(type="log")

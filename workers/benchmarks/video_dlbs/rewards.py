@@ -41,7 +41,13 @@ from workers.benchmarks.video_dlbs.data import (
     sample_videos,
 )
 
-METRICS = ("subject_consistency", "motion_smoothness", "dynamic_degree", "quality", "text_consistency")
+METRICS = (
+    "subject_consistency",
+    "motion_smoothness",
+    "dynamic_degree",
+    "quality",
+    "text_consistency",
+)
 CACHE_NAME = "video_dlbs_judges"
 
 
@@ -53,14 +59,22 @@ class FrameNet(nn.Module):
         super().__init__()
         w = width
         self.trunk = nn.Sequential(
-            nn.Conv2d(3, w, 3, 2, 1), nn.SiLU(),
-            nn.Conv2d(w, 2 * w, 3, 2, 1), nn.SiLU(),
-            nn.Conv2d(2 * w, feat, 3, 1, 1), nn.SiLU(),
+            nn.Conv2d(3, w, 3, 2, 1),
+            nn.SiLU(),
+            nn.Conv2d(w, 2 * w, 3, 2, 1),
+            nn.SiLU(),
+            nn.Conv2d(2 * w, feat, 3, 1, 1),
+            nn.SiLU(),
         )
         self.colour = nn.Linear(feat, N_CLASSES[0])
         self.shape = nn.Linear(feat, N_CLASSES[1])
-        self.level = nn.Sequential(nn.Conv2d(feat, feat, 3, 1, 1), nn.SiLU(), nn.AdaptiveAvgPool2d(1),
-                                   nn.Flatten(), nn.Linear(feat, 1))
+        self.level = nn.Sequential(
+            nn.Conv2d(feat, feat, 3, 1, 1),
+            nn.SiLU(),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(feat, 1),
+        )
 
     def forward(self, frames: torch.Tensor):
         h = self.trunk(frames * 2 - 1)
@@ -75,10 +89,14 @@ class VideoClassifier(nn.Module):
         super().__init__()
         w = width
         self.net = nn.Sequential(
-            nn.Conv2d(3 * frames, w, 3, 2, 1), nn.SiLU(),
-            nn.Conv2d(w, w, 3, 2, 1), nn.SiLU(),
-            nn.Conv2d(w, 2 * w, 3, 2, 1), nn.SiLU(),
-            nn.AdaptiveMaxPool2d(1), nn.Flatten(),
+            nn.Conv2d(3 * frames, w, 3, 2, 1),
+            nn.SiLU(),
+            nn.Conv2d(w, w, 3, 2, 1),
+            nn.SiLU(),
+            nn.Conv2d(w, 2 * w, 3, 2, 1),
+            nn.SiLU(),
+            nn.AdaptiveMaxPool2d(1),
+            nn.Flatten(),
         )
         self.heads = nn.ModuleList(nn.Linear(2 * w, n) for n in N_CLASSES)
 
@@ -96,7 +114,9 @@ class JudgeConfig:
     seed: int = 1234
 
     def cache_key(self) -> str:
-        return hashlib.sha256(json.dumps({"format": 1, **asdict(self)}, sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(
+            json.dumps({"format": 1, **asdict(self)}, sort_keys=True).encode()
+        ).hexdigest()[:16]
 
 
 def train_judges(cfg: JudgeConfig) -> tuple[FrameNet, VideoClassifier, dict]:
@@ -112,9 +132,11 @@ def train_judges(cfg: JudgeConfig) -> tuple[FrameNet, VideoClassifier, dict]:
         pick = torch.randint(cfg.frames, (cfg.batch, 2), generator=gen)  # two frames per video
         frames = bad[torch.arange(cfg.batch)[:, None], pick].flatten(0, 1)
         _, lc, ls, lv = frame_net(frames)
-        loss = (F.cross_entropy(lc, attrs[:, 0].repeat_interleave(2))
-                + F.cross_entropy(ls, attrs[:, 1].repeat_interleave(2))
-                + 4 * F.mse_loss(torch.sigmoid(lv), level.repeat_interleave(2)))
+        loss = (
+            F.cross_entropy(lc, attrs[:, 0].repeat_interleave(2))
+            + F.cross_entropy(ls, attrs[:, 1].repeat_interleave(2))
+            + 4 * F.mse_loss(torch.sigmoid(lv), level.repeat_interleave(2))
+        )
         mild = corrupt(video, level * 0.6, gen)
         logits = clf(mild)
         loss = loss + sum(F.cross_entropy(lg, attrs[:, i]) for i, lg in enumerate(logits))
@@ -123,7 +145,9 @@ def train_judges(cfg: JudgeConfig) -> tuple[FrameNet, VideoClassifier, dict]:
         opt.step()
     with torch.no_grad():
         video, attrs = sample_videos(256, spec, gen)
-        acc = [float((lg.argmax(1) == attrs[:, i]).float().mean()) for i, lg in enumerate(clf(video))]
+        acc = [
+            float((lg.argmax(1) == attrs[:, i]).float().mean()) for i, lg in enumerate(clf(video))
+        ]
         _, _, _, lv = frame_net(corrupt(video, torch.full((256,), 0.5), gen).flatten(0, 1))
         level_mae = float((torch.sigmoid(lv) - 0.5).abs().mean())
     frame_net.eval()
@@ -133,7 +157,9 @@ def train_judges(cfg: JudgeConfig) -> tuple[FrameNet, VideoClassifier, dict]:
     return frame_net, clf, {"classifier_accuracy": acc, "quality_level_mae_at_0.5": level_mae}
 
 
-def get_or_train_judges(cfg: JudgeConfig, root: Path, log=None) -> tuple[FrameNet, VideoClassifier, dict]:
+def get_or_train_judges(
+    cfg: JudgeConfig, root: Path, log=None
+) -> tuple[FrameNet, VideoClassifier, dict]:
     final = root / cfg.cache_key()
     if (final / "judges.json").is_file():
         frame_net, clf = FrameNet(), VideoClassifier(cfg.frames)
@@ -248,8 +274,13 @@ class VideoRewards:
     def text(self, videos: torch.Tensor, attrs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         attrs = _per_video(attrs, len(videos))
         logits = self.clf(videos)
-        probs = torch.stack([lg.softmax(1).gather(1, attrs[:, i:i + 1]).squeeze(1)
-                             for i, lg in enumerate(logits)], dim=1)
+        probs = torch.stack(
+            [
+                lg.softmax(1).gather(1, attrs[:, i : i + 1]).squeeze(1)
+                for i, lg in enumerate(logits)
+            ],
+            dim=1,
+        )
         correct = torch.stack([lg.argmax(1) == attrs[:, i] for i, lg in enumerate(logits)], dim=1)
         return probs.mean(dim=1), correct.all(dim=1).float()
 
@@ -276,7 +307,9 @@ def _per_video(attrs: torch.Tensor, n: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def oracle_score(videos: torch.Tensor, attrs: torch.Tensor, spec: VideoSpec, grid: int = 24) -> torch.Tensor:
+def oracle_score(
+    videos: torch.Tensor, attrs: torch.Tensor, spec: VideoSpec, grid: int = 24
+) -> torch.Tensor:
     """Ground-truth judgement: 1 - MSE to the best rendering of the prompt (over a grid x grid
     set of valid start positions) / MSE of that rendering against an empty background."""
     attrs = _per_video(attrs, len(videos))
@@ -284,12 +317,12 @@ def oracle_score(videos: torch.Tensor, attrs: torch.Tensor, spec: VideoSpec, gri
     u = torch.linspace(0, 1, grid)
     uu = torch.stack(torch.meshgrid(u, u, indexing="xy"), dim=-1).reshape(-1, 2)  # [G, 2]
     for n in range(len(videos)):
-        a = attrs[n:n + 1].expand(len(uu), -1)
+        a = attrs[n : n + 1].expand(len(uu), -1)
         # the valid start box (random_starts maps u in [0, 1]^2 linearly onto it)
         lo = _start_box(a[:1], spec)
         starts = lo[0] + uu * (lo[1] - lo[0])
         ref = render(a, starts, spec)
-        mse = ((ref - videos[n:n + 1]) ** 2).mean(dim=(1, 2, 3, 4))
+        mse = ((ref - videos[n : n + 1]) ** 2).mean(dim=(1, 2, 3, 4))
         k = int(torch.argmin(mse))
         energy = ((ref[k] - BACKGROUND) ** 2).mean()
         out[n] = 1 - mse[k] / energy.clamp(min=1e-8)

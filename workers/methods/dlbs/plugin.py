@@ -35,7 +35,9 @@ class DdimSampler(VideoSearchMethod):
     is_baseline = True
     Config = DdimConfig
 
-    def sample(self, model, cond, scorer: Scorer, *, steps, budget, generator, lookahead=None) -> SampleResult:
+    def sample(
+        self, model, cond, scorer: Scorer, *, steps, budget, generator, lookahead=None
+    ) -> SampleResult:
         z, nfe = ddim(model, cond, steps, generator, eta=self.config.eta)
         return SampleResult(z, nfe, float(scorer(z)[0]))
 
@@ -52,17 +54,29 @@ class BestOfNSampler(VideoSearchMethod):
     is_baseline = True
     Config = BestOfNConfig
 
-    def sample(self, model, cond, scorer, *, steps, budget, generator, lookahead=None) -> SampleResult:
+    def sample(
+        self, model, cond, scorer, *, steps, budget, generator, lookahead=None
+    ) -> SampleResult:
         n = max(1, budget // steps)
         return best_of_n(model, cond, steps, n, scorer, generator, eta=self.config.eta)
 
 
 class BeamConfig(PluginConfig):
-    eta: float = Field(1.0, gt=0, le=1, description="Stochastic DDIM eta giving sigma_t for candidates.")
-    beams: int = Field(0, ge=0, le=64, description="Beams B (0 = about sqrt(KB), halved until it fits).")
-    lookahead_steps: int = Field(1, ge=1, le=100, description="Lookahead DDIM steps T' (1 = Tweedie x0).")
-    search_start: float = Field(0.0, ge=0, le=1, description="Search range start (fraction of the steps).")
-    search_end: float = Field(1.0, ge=0, le=1, description="Search range end (fraction of the steps).")
+    eta: float = Field(
+        1.0, gt=0, le=1, description="Stochastic DDIM eta giving sigma_t for candidates."
+    )
+    beams: int = Field(
+        0, ge=0, le=64, description="Beams B (0 = about sqrt(KB), halved until it fits)."
+    )
+    lookahead_steps: int = Field(
+        1, ge=1, le=100, description="Lookahead DDIM steps T' (1 = Tweedie x0)."
+    )
+    search_start: float = Field(
+        0.0, ge=0, le=1, description="Search range start (fraction of the steps)."
+    )
+    search_end: float = Field(
+        1.0, ge=0, le=1, description="Search range end (fraction of the steps)."
+    )
 
 
 class _BeamBase(VideoSearchMethod):
@@ -76,11 +90,22 @@ class _BeamBase(VideoSearchMethod):
         beams = self.fixed_beams or (c.beams or None)
         return plan_beam(steps, budget, la, beams, (c.search_start, c.search_end))
 
-    def sample(self, model, cond, scorer, *, steps, budget, generator, lookahead=None) -> SampleResult:
+    def sample(
+        self, model, cond, scorer, *, steps, budget, generator, lookahead=None
+    ) -> SampleResult:
         p = self.plan(steps, budget, lookahead)
-        return beam_search(model, cond, steps, scorer, generator, beams=p.beams, candidates=p.candidates,
-                           lookahead_steps=p.lookahead_steps, eta=self.config.eta,
-                           search_steps=p.search_steps)
+        return beam_search(
+            model,
+            cond,
+            steps,
+            scorer,
+            generator,
+            beams=p.beams,
+            candidates=p.candidates,
+            lookahead_steps=p.lookahead_steps,
+            eta=self.config.eta,
+            search_steps=p.search_steps,
+        )
 
 
 @register_method
@@ -107,8 +132,8 @@ class LookaheadConfig(BeamConfig):
 class DlbsLookaheadSampler(_BeamBase):
     name = "dlbs-lookahead"
     title = "DLBS with lookahead"
-    description = "Diffusion latent beam search scoring candidates after T' deterministic DDIM steps."
+    description = (
+        "Diffusion latent beam search scoring candidates after T' deterministic DDIM steps."
+    )
     Config = LookaheadConfig
     uses_lookahead = True
-
-

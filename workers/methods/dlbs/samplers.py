@@ -44,8 +44,14 @@ class SampleResult:
     trace: list[dict] = field(default_factory=list)  # per searched step: scores and kept indices
 
 
-def ddim_parts(z: torch.Tensor, eps: torch.Tensor, a_t: float, a_prev: float, eta: float,
-               clip: float | None = None):
+def ddim_parts(
+    z: torch.Tensor,
+    eps: torch.Tensor,
+    a_t: float,
+    a_prev: float,
+    eta: float,
+    clip: float | None = None,
+):
     """(x0_hat, mu, sigma) of the DDIM transition from cumulative alpha a_t to a_prev. With
     `clip`, x0_hat is clamped to [-clip, clip] and eps re-derived from it (at the noisiest
     timesteps 1 / sqrt(a_t) would otherwise blow the eps error up)."""
@@ -67,8 +73,16 @@ def lookahead_indices(S: int, p: int, steps: int) -> list[int]:
     return sorted({p + (k * remaining) // n for k in range(n)})
 
 
-def lookahead(model: CountedModel, z: torch.Tensor, p: int, sched: Schedule, cond: Any,
-              steps: int, first_eps: torch.Tensor | None = None, batch: int = 64):
+def lookahead(
+    model: CountedModel,
+    z: torch.Tensor,
+    p: int,
+    sched: Schedule,
+    cond: Any,
+    steps: int,
+    first_eps: torch.Tensor | None = None,
+    batch: int = 64,
+):
     """Deterministic (eta = 0) DDIM from latents `z` at schedule index p down to the clean
     sample in `steps` model calls; returns (x0 estimates, eps at z). If p == S, z is clean."""
     S = len(sched)
@@ -78,13 +92,13 @@ def lookahead(model: CountedModel, z: torch.Tensor, p: int, sched: Schedule, con
     clip = getattr(model, "x0_clip", None)
     out, eps0 = [], []
     for chunk in range(0, z.shape[0], batch):
-        x = z[chunk:chunk + batch]
+        x = z[chunk : chunk + batch]
         first = None
         for j, i in enumerate(idx):
             a_t = float(sched.alphas[i])
             a_next = float(sched.alphas[idx[j + 1]]) if j + 1 < len(idx) else sched.final_alpha
             if j == 0 and first_eps is not None:
-                e = first_eps[chunk:chunk + batch]
+                e = first_eps[chunk : chunk + batch]
             else:
                 e = model.eps(x, sched.timesteps[i], cond)
             if j == 0:
@@ -95,8 +109,15 @@ def lookahead(model: CountedModel, z: torch.Tensor, p: int, sched: Schedule, con
     return torch.cat(out), torch.cat(eps0)
 
 
-def ddim(model, cond: Any, steps: int, generator: torch.Generator, eta: float = 0.0,
-         n: int = 1, scorer: Scorer | None = None) -> tuple[torch.Tensor, int]:
+def ddim(
+    model,
+    cond: Any,
+    steps: int,
+    generator: torch.Generator,
+    eta: float = 0.0,
+    n: int = 1,
+    scorer: Scorer | None = None,
+) -> tuple[torch.Tensor, int]:
     """n DDIM samples [n, ...] and the NFE spent (n * steps)."""
     m = model if isinstance(model, CountedModel) else CountedModel(model)
     start = m.nfe
@@ -110,8 +131,16 @@ def ddim(model, cond: Any, steps: int, generator: torch.Generator, eta: float = 
     return z, m.nfe - start
 
 
-def best_of_n(model, cond: Any, steps: int, n: int, scorer: Scorer, generator: torch.Generator,
-              eta: float = 0.0, batch: int = 32) -> SampleResult:
+def best_of_n(
+    model,
+    cond: Any,
+    steps: int,
+    n: int,
+    scorer: Scorer,
+    generator: torch.Generator,
+    eta: float = 0.0,
+    batch: int = 32,
+) -> SampleResult:
     m = model if isinstance(model, CountedModel) else CountedModel(model)
     start = m.nfe
     best, best_score = None, -math.inf
@@ -120,13 +149,24 @@ def best_of_n(model, cond: Any, steps: int, n: int, scorer: Scorer, generator: t
         scores = scorer(z)
         k = int(torch.argmax(scores))
         if float(scores[k]) > best_score:
-            best, best_score = z[k:k + 1], float(scores[k])
+            best, best_score = z[k : k + 1], float(scores[k])
     return SampleResult(best, m.nfe - start, best_score)
 
 
-def beam_search(model, cond: Any, steps: int, scorer: Scorer, generator: torch.Generator, *,
-                beams: int = 2, candidates: int = 4, lookahead_steps: int = 1, eta: float = 1.0,
-                search_steps: range | None = None, keep_trace: bool = False) -> SampleResult:
+def beam_search(
+    model,
+    cond: Any,
+    steps: int,
+    scorer: Scorer,
+    generator: torch.Generator,
+    *,
+    beams: int = 2,
+    candidates: int = 4,
+    lookahead_steps: int = 1,
+    eta: float = 1.0,
+    search_steps: range | None = None,
+    keep_trace: bool = False,
+) -> SampleResult:
     """Diffusion latent beam search; B = 1 is greedy search. See the module docstring."""
     m = model if isinstance(model, CountedModel) else CountedModel(model)
     start = m.nfe
@@ -157,11 +197,12 @@ def beam_search(model, cond: Any, steps: int, scorer: Scorer, generator: torch.G
             eps = None
     scores = scorer(z)
     k = int(torch.argmax(scores))
-    return SampleResult(z[k:k + 1], m.nfe - start, float(scores[k]), trace)
+    return SampleResult(z[k : k + 1], m.nfe - start, float(scores[k]), trace)
 
 
-def beam_nfe(steps: int, beams: int, candidates: int, lookahead_steps: int,
-             search_steps: range | None = None) -> int:
+def beam_nfe(
+    steps: int, beams: int, candidates: int, lookahead_steps: int, search_steps: range | None = None
+) -> int:
     """The exact NFE `beam_search` spends (the module docstring's formula)."""
     S = steps
     searched = set(range(S - 1) if search_steps is None else search_steps) - {S - 1}
@@ -183,8 +224,13 @@ class BeamPlan:
     nfe: int
 
 
-def plan_beam(steps: int, budget: int, lookahead_steps: int, beams: int | None = None,
-              search_fraction: tuple[float, float] = (0.0, 1.0)) -> BeamPlan:
+def plan_beam(
+    steps: int,
+    budget: int,
+    lookahead_steps: int,
+    beams: int | None = None,
+    search_fraction: tuple[float, float] = (0.0, 1.0),
+) -> BeamPlan:
     """The largest search that fits `budget` NFE: for each beam count (the given one, or
     descending from the sqrt of the budget's width), the largest K >= 2 with NFE <= budget;
     if even K = 2 with B = 1 does not fit, search fewer steps (the latest of the range are
@@ -193,8 +239,14 @@ def plan_beam(steps: int, budget: int, lookahead_steps: int, beams: int | None =
     lo = int(round(search_fraction[0] * (S - 1)))
     hi = max(lo, int(round(search_fraction[1] * (S - 1))))
     width = max(1, budget // max(S, 1))  # the "KB" a best-of-N with this budget would have
-    beam_options = [beams] if beams else sorted({max(1, 2 ** int(math.log2(max(1, math.isqrt(width)))) // d)
-                                                 for d in (1, 2, 4)}, reverse=True)
+    beam_options = (
+        [beams]
+        if beams
+        else sorted(
+            {max(1, 2 ** int(math.log2(max(1, math.isqrt(width)))) // d) for d in (1, 2, 4)},
+            reverse=True,
+        )
+    )
     for end in range(hi, lo, -1):
         rng = range(lo, end)
         for B in beam_options:

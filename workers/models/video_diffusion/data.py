@@ -41,7 +41,9 @@ class VideoSpec:
         return torch.where(speed == 0, 1.0, 2.5) * (self.size / 32) * (8 / self.frames)
 
 
-ALL_PROMPTS = torch.tensor(list(itertools.product(*(range(n) for n in N_CLASSES))), dtype=torch.long)
+ALL_PROMPTS = torch.tensor(
+    list(itertools.product(*(range(n) for n in N_CLASSES))), dtype=torch.long
+)
 
 
 def prompt_text(attrs) -> str:
@@ -65,7 +67,9 @@ def random_attrs(n: int, generator: torch.Generator | None = None) -> torch.Tens
     return ALL_PROMPTS[idx]
 
 
-def random_starts(attrs: torch.Tensor, spec: VideoSpec, generator: torch.Generator | None = None) -> torch.Tensor:
+def random_starts(
+    attrs: torch.Tensor, spec: VideoSpec, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """Start centres [N, 2] (x, y) keeping the whole trajectory inside the frame."""
     n = len(attrs)
     margin = spec.radius + 1.0
@@ -74,7 +78,9 @@ def random_starts(attrs: torch.Tensor, spec: VideoSpec, generator: torch.Generat
     lo = torch.full((n, 2), margin)
     hi = torch.full((n, 2), spec.size - 1 - margin)
     unit = UNIT[attrs[:, 2]]
-    lo = lo + torch.clamp(-unit, min=0) * travel[:, None]  # moving left/up: start further right/down
+    lo = (
+        lo + torch.clamp(-unit, min=0) * travel[:, None]
+    )  # moving left/up: start further right/down
     hi = hi - torch.clamp(unit, min=0) * travel[:, None]
     return lo + u * (hi - lo)
 
@@ -100,15 +106,21 @@ def render(attrs: torch.Tensor, starts: torch.Tensor, spec: VideoSpec) -> torch.
     return BACKGROUND + alpha[:, :, None] * (colour - BACKGROUND)
 
 
-def sample_videos(n: int, spec: VideoSpec, generator: torch.Generator | None = None,
-                  attrs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_videos(
+    n: int,
+    spec: VideoSpec,
+    generator: torch.Generator | None = None,
+    attrs: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(videos [N, F, 3, H, W], attributes [N, 4]) of random prompts (or the given ones)."""
     if attrs is None:
         attrs = random_attrs(n, generator)
     return render(attrs, random_starts(attrs, spec, generator), spec), attrs
 
 
-def corrupt(videos: torch.Tensor, level: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+def corrupt(
+    videos: torch.Tensor, level: torch.Tensor, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """Degrade each video by `level` in [0, 1] (per video): blur, ghosting and pixel noise, the
     artefacts an under-trained generator shows. Used to train the quality critic."""
     n = videos.shape[0]

@@ -44,7 +44,9 @@ class Schedule:
         return float(self.alphas[i + 1]) if i + 1 < len(self.timesteps) else self.final_alpha
 
 
-def uniform_schedule(alphas_cumprod: torch.Tensor, steps: int, final_alpha: float = 1.0) -> Schedule:
+def uniform_schedule(
+    alphas_cumprod: torch.Tensor, steps: int, final_alpha: float = 1.0
+) -> Schedule:
     """DDIM's uniform ("trailing") spacing over T_train timesteps: t_i = T - 1 - i * T / S."""
     T = len(alphas_cumprod)
     if not 1 <= steps <= T:

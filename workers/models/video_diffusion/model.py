@@ -32,13 +32,17 @@ class FrameAutoencoder(nn.Module):
         super().__init__()
         w = width
         self.enc = nn.Sequential(
-            nn.Conv2d(3, w, 4, 2, 1), nn.SiLU(),
-            nn.Conv2d(w, 2 * w, 4, 2, 1), nn.SiLU(),
+            nn.Conv2d(3, w, 4, 2, 1),
+            nn.SiLU(),
+            nn.Conv2d(w, 2 * w, 4, 2, 1),
+            nn.SiLU(),
             nn.Conv2d(2 * w, latent_channels, 3, 1, 1),
         )
         self.dec = nn.Sequential(
-            nn.Conv2d(latent_channels, 2 * w, 3, 1, 1), nn.SiLU(),
-            nn.ConvTranspose2d(2 * w, w, 4, 2, 1), nn.SiLU(),
+            nn.Conv2d(latent_channels, 2 * w, 3, 1, 1),
+            nn.SiLU(),
+            nn.ConvTranspose2d(2 * w, w, 4, 2, 1),
+            nn.SiLU(),
             nn.ConvTranspose2d(w, 3, 4, 2, 1),
         )
         self.register_buffer("scale", torch.ones(()))  # latents are divided by this (unit std)
@@ -85,8 +89,15 @@ class Block(nn.Module):
 class EpsNet(nn.Module):
     """Two-level (2+1)-D UNet: blocks at the latent resolution (width w) and at half of it (2w)."""
 
-    def __init__(self, latent_channels: int = 4, width: int = 32, blocks: int = 2,
-                 n_classes: tuple[int, ...] = (4, 3, 4, 2), frames: int = 8, latent_size: int = 8) -> None:
+    def __init__(
+        self,
+        latent_channels: int = 4,
+        width: int = 32,
+        blocks: int = 2,
+        n_classes: tuple[int, ...] = (4, 3, 4, 2),
+        frames: int = 8,
+        latent_size: int = 8,
+    ) -> None:
         super().__init__()
         w, emb = width, 4 * width
         self.width = width
@@ -103,7 +114,11 @@ class EpsNet(nn.Module):
         nn.init.zeros_(self.out.weight)
         nn.init.zeros_(self.out.bias)
         # coordinate channels (frame index, y, x): lets convs know where and when they are
-        f = torch.linspace(-1, 1, frames).view(frames, 1, 1).expand(frames, latent_size, latent_size)
+        f = (
+            torch.linspace(-1, 1, frames)
+            .view(frames, 1, 1)
+            .expand(frames, latent_size, latent_size)
+        )
         y = torch.linspace(-1, 1, latent_size).view(1, latent_size, 1).expand_as(f)
         x = torch.linspace(-1, 1, latent_size).view(1, 1, latent_size).expand_as(f)
         self.register_buffer("coords", torch.stack([f, y, x])[None].contiguous())
@@ -125,8 +140,9 @@ class EpsNet(nn.Module):
 class SmallVideoDiffusion(nn.Module):
     """Autoencoder + eps-net + cosine schedule; the samplers' model interface."""
 
-    def __init__(self, ae: FrameAutoencoder, net: EpsNet, frames: int, latent_size: int,
-                 T: int = 1000) -> None:
+    def __init__(
+        self, ae: FrameAutoencoder, net: EpsNet, frames: int, latent_size: int, T: int = 1000
+    ) -> None:
         super().__init__()
         self.ae, self.net = ae, net
         self.register_buffer("alphas_cumprod", cosine_alphas_cumprod(T))

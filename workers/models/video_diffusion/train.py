@@ -93,13 +93,17 @@ def train(cfg: VideoModelConfig, ctx=None, progress=None) -> tuple[SmallVideoDif
         ae.scale.fill_(float(ae.enc(video.flatten(0, 1) * 2 - 1).std()))
         rec_err = float((ae.decode(ae.encode(video)) - video).abs().mean())
     ae.requires_grad_(False)
-    _log(ctx, f"autoencoder: {cfg.ae_steps} steps, loss {ae_loss:.4f}, recon L1 {rec_err:.4f}, "
-              f"latent scale {float(ae.scale):.3f}")
+    _log(
+        ctx,
+        f"autoencoder: {cfg.ae_steps} steps, loss {ae_loss:.4f}, recon L1 {rec_err:.4f}, "
+        f"latent scale {float(ae.scale):.3f}",
+    )
 
     net = model.net
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=max(cfg.steps, 1),
-                                                pct_start=0.05)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, cfg.lr, total_steps=max(cfg.steps, 1), pct_start=0.05
+    )
     ac = model.alphas_cumprod
     ema = {k: v.detach().clone() for k, v in net.state_dict().items()}
     losses = []
@@ -136,8 +140,11 @@ def train(cfg: VideoModelConfig, ctx=None, progress=None) -> tuple[SmallVideoDif
         "train_seconds": time.perf_counter() - t0,
         "parameters": sum(p.numel() for p in model.parameters()),
     }
-    _log(ctx, f"eps-net: {cfg.steps} steps, final loss {record['eps_loss_final']:.4f}, "
-              f"{record['train_seconds']:.0f} s, {record['parameters']} parameters")
+    _log(
+        ctx,
+        f"eps-net: {cfg.steps} steps, final loss {record['eps_loss_final']:.4f}, "
+        f"{record['train_seconds']:.0f} s, {record['parameters']} parameters",
+    )
     model.eval()
     return model, record
 
@@ -153,8 +160,13 @@ def cache_root(ctx=None, cache_dir: str | Path | None = None) -> Path:
     return root
 
 
-def get_or_train(cfg: VideoModelConfig | dict | None = None, ctx=None, *,
-                 cache_dir: str | Path | None = None, progress=None) -> tuple[SmallVideoDiffusion, dict]:
+def get_or_train(
+    cfg: VideoModelConfig | dict | None = None,
+    ctx=None,
+    *,
+    cache_dir: str | Path | None = None,
+    progress=None,
+) -> tuple[SmallVideoDiffusion, dict]:
     """The trained model for `cfg` (trained and cached on first use) and its training record."""
     if cfg is None:
         cfg = VideoModelConfig()

@@ -22,5 +22,11 @@ class Command(BaseCommand):
             return
         password = os.environ.get("CRUCIBLE_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
         user_create(username=username, password=password, is_staff=True, is_superuser=True)
-        shown = "(from CRUCIBLE_ADMIN_PASSWORD)" if os.environ.get("CRUCIBLE_ADMIN_PASSWORD") else password
-        self.stdout.write(self.style.SUCCESS(f"created admin account: user '{username}', password {shown}"))
+        shown = (
+            "(from CRUCIBLE_ADMIN_PASSWORD)"
+            if os.environ.get("CRUCIBLE_ADMIN_PASSWORD")
+            else password
+        )
+        self.stdout.write(
+            self.style.SUCCESS(f"created admin account: user '{username}', password {shown}")
+        )

@@ -27,11 +27,25 @@ class Command(BaseCommand):
     help = "Execute claim runs (method and baseline, several seeds) and regenerate docs/REPRODUCTION.md."
 
     def add_arguments(self, parser):
-        parser.add_argument("--papers", default="", help="comma-separated paper keys (default: all with a claim)")
+        parser.add_argument(
+            "--papers", default="", help="comma-separated paper keys (default: all with a claim)"
+        )
         parser.add_argument("--seeds", type=int, default=3)
-        parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="PAPER:SECTION.FIELD=VALUE")
-        parser.add_argument("--skip-existing", action="store_true", help="skip seeds that already have a finished run")
-        parser.add_argument("--model", default="", help="registered model for methods that need one (LLM methods)")
+        parser.add_argument(
+            "--set",
+            dest="overrides",
+            action="append",
+            default=[],
+            metavar="PAPER:SECTION.FIELD=VALUE",
+        )
+        parser.add_argument(
+            "--skip-existing",
+            action="store_true",
+            help="skip seeds that already have a finished run",
+        )
+        parser.add_argument(
+            "--model", default="", help="registered model for methods that need one (LLM methods)"
+        )
 
     def handle(self, *args, papers, seeds, overrides, skip_existing, model, **options):
         call_command("crucible_setup")  # migrate, register plugins, ensure an admin owns the runs
@@ -46,31 +60,62 @@ class Command(BaseCommand):
         overrides = self._overrides(overrides)
         pool = WorkerPool.objects.get(name="default")
         paused = pool.paused
-        WorkerPool.objects.filter(pk=pool.pk).update(paused=True)  # keep runs off the broker: we execute here
+        WorkerPool.objects.filter(pk=pool.pk).update(
+            paused=True
+        )  # keep runs off the broker: we execute here
         try:
             for paper in qs.order_by("key"):
                 claim = paper.claim
                 bconf = overrides.get((paper.key, "benchmark"), {})
-                needs_model = [m for m in (claim["method"], claim["baseline"]) if registry.get_method(m).requires_model]
+                needs_model = [
+                    m
+                    for m in (claim["method"], claim["baseline"])
+                    if registry.get_method(m).requires_model
+                ]
                 if needs_model and not model:
-                    self.stdout.write(self.style.WARNING(
-                        f"{paper.key}: skipped, {', '.join(needs_model)} need(s) a registered model (pass --model NAME)"))
+                    self.stdout.write(
+                        self.style.WARNING(
+                            f"{paper.key}: skipped, {', '.join(needs_model)} need(s) a registered model (pass --model NAME)"
+                        )
+                    )
                     continue
                 for method in (claim["method"], claim["baseline"]):
-                    mconf = overrides.get((paper.key, "method"), {}) if method == claim["method"] else {}
+                    mconf = (
+                        overrides.get((paper.key, "method"), {})
+                        if method == claim["method"]
+                        else {}
+                    )
                     for seed in range(seeds):
-                        if skip_existing and Run.objects.filter(benchmark__name=claim["benchmark"], method__name=method,
-                                                                seed=seed, status="succeeded").exists():
+                        if (
+                            skip_existing
+                            and Run.objects.filter(
+                                benchmark__name=claim["benchmark"],
+                                method__name=method,
+                                seed=seed,
+                                status="succeeded",
+                            ).exists()
+                        ):
                             continue
                         start = time.monotonic()
-                        run = run_submit(user=user, benchmark=claim["benchmark"], method=method, benchmark_config=bconf,
-                                         method_config=mconf, seed=seed, name=f"reproduce {paper.key}",
-                                         model=model if registry.get_method(method).requires_model else None)
+                        run = run_submit(
+                            user=user,
+                            benchmark=claim["benchmark"],
+                            method=method,
+                            benchmark_config=bconf,
+                            method_config=mconf,
+                            seed=seed,
+                            name=f"reproduce {paper.key}",
+                            model=model if registry.get_method(method).requires_model else None,
+                        )
                         WorkerPool.objects.filter(pk=pool.pk).update(paused=False)
-                        status = run_execute(run_id=run.pk, attempt=run.attempt, worker_name="reproduce")
+                        status = run_execute(
+                            run_id=run.pk, attempt=run.attempt, worker_name="reproduce"
+                        )
                         WorkerPool.objects.filter(pk=pool.pk).update(paused=True)
-                        self.stdout.write(f"{paper.key}: {method} seed {seed} -> {status} "
-                                          f"({time.monotonic() - start:.1f}s, run {run.pk})")
+                        self.stdout.write(
+                            f"{paper.key}: {method} seed {seed} -> {status} "
+                            f"({time.monotonic() - start:.1f}s, run {run.pk})"
+                        )
         finally:
             WorkerPool.objects.filter(pk=pool.pk).update(paused=paused)
         call_command("crucible_reproduction")
@@ -84,7 +129,9 @@ class Command(BaseCommand):
                 key, value = rest.split("=", 1)
                 section, field = key.split(".", 1)
             except ValueError:
-                raise CommandError(f"--set expects PAPER:benchmark.FIELD=VALUE, got {pair!r}") from None
+                raise CommandError(
+                    f"--set expects PAPER:benchmark.FIELD=VALUE, got {pair!r}"
+                ) from None
             try:
                 parsed = json.loads(value)
             except json.JSONDecodeError:

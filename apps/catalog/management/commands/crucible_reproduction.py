@@ -10,7 +10,9 @@ class Command(BaseCommand):
     help = "Regenerate docs/REPRODUCTION.md from the stored runs."
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", default=str(Path(settings.BASE_DIR) / "docs" / "REPRODUCTION.md"))
+        parser.add_argument(
+            "--output", default=str(Path(settings.BASE_DIR) / "docs" / "REPRODUCTION.md")
+        )
 
     def handle(self, *args, output, **options):
         text = reproduction_markdown()

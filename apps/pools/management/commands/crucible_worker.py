@@ -14,7 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--pool", default=os.environ.get("CRUCIBLE_POOL", "default"))
-        parser.add_argument("--concurrency", type=int, default=0, help="default: one per GPU, else 1")
+        parser.add_argument(
+            "--concurrency", type=int, default=0, help="default: one per GPU, else 1"
+        )
         parser.add_argument("--hostname", default="")
         parser.add_argument("--loglevel", default="WARNING")
 
@@ -27,8 +29,23 @@ class Command(BaseCommand):
         gpus = [d for d in devices if d.kind == "cuda"]
         concurrency = concurrency or max(len(gpus), 1)
         hostname = hostname or f"{pool}-%h-{os.getpid()}"
-        argv = ["worker", "-Q", f"pool.{pool}", "-c", str(concurrency), "-n", hostname, "--loglevel", loglevel,
-                "--without-gossip", "--without-mingle", "-P", "prefork"]
-        self.stdout.write(f"worker for pool '{pool}' with {concurrency} process(es): {', '.join(d.name for d in devices)}")
+        argv = [
+            "worker",
+            "-Q",
+            f"pool.{pool}",
+            "-c",
+            str(concurrency),
+            "-n",
+            hostname,
+            "--loglevel",
+            loglevel,
+            "--without-gossip",
+            "--without-mingle",
+            "-P",
+            "prefork",
+        ]
+        self.stdout.write(
+            f"worker for pool '{pool}' with {concurrency} process(es): {', '.join(d.name for d in devices)}"
+        )
         sys.stdout.flush()
         app.worker_main(argv)

@@ -21,7 +21,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--workers", type=int, default=1, help="worker processes to start (0 for none)")
+        parser.add_argument(
+            "--workers", type=int, default=1, help="worker processes to start (0 for none)"
+        )
         parser.add_argument("--pool", default=settings.CRUCIBLE_DEFAULT_POOL)
 
     def handle(self, *args, host, port, workers, pool, **options):
@@ -29,14 +31,46 @@ class Command(BaseCommand):
         manage = str(Path(settings.BASE_DIR) / "manage.py")
         children = []
         for i in range(workers):
-            children.append(subprocess.Popen([sys.executable, manage, "crucible_worker", "--pool", pool,
-                                              "--hostname", f"{pool}-embedded{i}-%h"], env=os.environ.copy()))
-        self.stdout.write(self.style.SUCCESS(f"Crucible ({settings.PROFILE} profile) on http://{host}:{port}/ with {workers} worker(s)"))
+            children.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        manage,
+                        "crucible_worker",
+                        "--pool",
+                        pool,
+                        "--hostname",
+                        f"{pool}-embedded{i}-%h",
+                    ],
+                    env=os.environ.copy(),
+                )
+            )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Crucible ({settings.PROFILE} profile) on http://{host}:{port}/ with {workers} worker(s)"
+            )
+        )
         # SIGTERM (e.g. from a process manager) must stop the worker children too, not orphan them.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
-            web = subprocess.Popen([sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "crucible.asgi:application"],
-                                   env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(settings.BASE_DIR) / "platform"), str(settings.BASE_DIR)])})
+            web = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    host,
+                    "-p",
+                    str(port),
+                    "crucible.asgi:application",
+                ],
+                env={
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join(
+                        [str(Path(settings.BASE_DIR) / "platform"), str(settings.BASE_DIR)]
+                    ),
+                },
+            )
             children.append(web)
             web.wait()
         except (KeyboardInterrupt, SystemExit):
