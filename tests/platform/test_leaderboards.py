@@ -96,3 +96,11 @@ def test_benchmark_without_a_comparison_figure_has_none(api, eager, client, user
     page = client.get("/benchmarks/cash/")
     assert page.status_code == 200 and page.context["comparison_figure"] is None
     assert b'id="comparison-plot"' not in page.content
+
+
+def test_reproduction_report_marks_overlapping_intervals_as_noise():
+    from apps.catalog.reproduction import _intervals_separated
+
+    assert _intervals_separated({"mean": 1.0, "ci95": 0.1}, {"mean": 2.0, "ci95": 0.5})
+    assert not _intervals_separated({"mean": 0.94, "ci95": 0.55}, {"mean": 0.85, "ci95": 0.92})
+    assert not _intervals_separated({"mean": 1.0, "ci95": None}, {"mean": 5.0, "ci95": 0.1})
