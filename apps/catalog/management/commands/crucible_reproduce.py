@@ -105,7 +105,7 @@ class Command(BaseCommand):
                             method_config=mconf,
                             seed=seed,
                             name=f"reproduce {paper.key}",
-                            model=model if registry.get_method(method).requires_model else None,
+                            model=model if method in needs_model else None,
                         )
                         WorkerPool.objects.filter(pk=pool.pk).update(paused=False)
                         status = run_execute(
