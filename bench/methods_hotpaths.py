@@ -10,7 +10,9 @@ the ratio to the peak, and the same work done the obvious way.
   * NBL calibration (workers/methods/nbl): LayerStats.update (three d x d Gram updates in float64)
     vs the float64 matmul peak; fit_lmmse + cca_bound per layer.
   * Watermark Sinkhorn (workers/methods/watermark/sinkhorn.py): time per iteration vs the two
-    K-matvecs' memory traffic, and vs a plain torch float64 loop (the obvious implementation).
+    K-matvecs' memory traffic at three sizes, before (the old NumPy loop, kept here as the
+    baseline: BLAS threads of its own, an extra K @ v per stopping test, a copy of K^T) and
+    after, and vs its torch path (`backend="torch"`, what runs on CUDA) on the CPU.
   * Oblique ReLU+Argmin tree (workers/methods/oblique_tree): one soft-objective forward+backward
     step, and a whole anneal_fit stage, vs sklearn's CART fit on the same data.
 """
@@ -125,39 +127,86 @@ def bench_nbl(peak: dict, rows: list) -> None:
     )
 
 
-def bench_sinkhorn(peak: dict, rows: list) -> None:
-    from workers.methods.watermark.sinkhorn import sinkhorn
+def _sinkhorn_numpy_before(a, b, cost, reg, max_iter, tol):
+    """The NumPy loop `sinkhorn` had before issue 13 (the baseline): a contiguous copy of K^T,
+    an extra K @ v for every stopping test, BLAS at its own thread count."""
+    an = a.numpy().astype(np.float64)
+    bn = b.numpy().astype(np.float64)
+    c = cost.numpy().astype(np.float64)
+    K = np.exp(-(c - c.min()) / reg)
+    KT = np.ascontiguousarray(K.T)
+    v = np.ones_like(bn)
+    for it in range(max_iter):
+        u = an / np.maximum(K @ v, 1e-300)
+        v = bn / np.maximum(KT @ u, 1e-300)
+        if it % 10 == 9 and np.linalg.norm(u * (K @ v) - an) < tol:
+            break
+    return torch.from_numpy(u[:, None] * K * v[None, :])
 
-    k, s = 2000, 1024  # top-p tokens x side-information values
+
+# (top-p set size, |S|, iterations): HeavyWater (|S| = 1024) with a peaked next-token
+# distribution of the project's 2048-token tiny Llama (top-0.999 set ~120 tokens); the size of
+# the first measurement (2000 x 1024, a flat distribution); HeavyWater on a 32k vocabulary with
+# a flat-ish distribution (top-0.999 set ~17000 tokens)
+SINKHORN_SIZES = ((123, 1024, 200), (2000, 1024, 200), (17000, 1024, 30))
+
+
+def bench_sinkhorn(peak: dict, rows: list) -> None:
+    for k, s, iters in SINKHORN_SIZES:
+        rows.append(_sinkhorn_row(peak, k, s, iters))
+
+
+def _sinkhorn_row(peak: dict, k: int, s: int, iters: int) -> tuple:
+    from workers.methods.watermark.sinkhorn import _blas_threads_at_most, sinkhorn
+
+    def sinkhorn_torch(*args):
+        return sinkhorn(*args, backend="torch")
+
     g = torch.Generator().manual_seed(0)
     a = torch.softmax(torch.randn(k, generator=g, dtype=torch.float64), 0)
     b = torch.full((s,), 1.0 / s, dtype=torch.float64)
     cost = -torch.rand(k, s, generator=g, dtype=torch.float64)
-    iters = 200
-    s_np = timeit(lambda: sinkhorn(a, b, cost, reg=0.05, max_iter=iters, tol=0.0), repeat=3)
+    repeat = 3 if k * s > 4e6 else 7
 
-    def torch_loop():
-        K = torch.exp(-(cost - cost.min()) / 0.05)
-        v = torch.ones_like(b)
-        for _ in range(iters):
-            u = a / (K @ v)
-            v = b / (K.T @ u)
-        return u[:, None] * K * v[None, :]
+    def per_iter(fn) -> tuple[float, float]:
+        """(seconds for `iters` iterations, seconds per iteration without the set-up):
+        (t(iters) - t(1)) / (iters - 1). tol=0, so every variant runs all the iterations."""
+        full = timeit(lambda: fn(a, b, cost, 0.05, iters, 0.0), repeat=repeat)
+        one = timeit(lambda: fn(a, b, cost, 0.05, 1, 0.0), repeat=repeat)
+        return full, max(full - one, 1e-9) / (iters - 1)
 
-    s_torch = timeit(torch_loop, repeat=3)
-    # Per iteration two matvecs read K once each: 2 * k * s * 8 bytes (setup excluded below).
-    setup = timeit(lambda: np.exp(-(cost.numpy() - cost.numpy().min()) / 0.05), repeat=3)
-    per_iter = max(s_np - setup, 1e-9) / iters
-    gbs = 2 * k * s * 8 / per_iter / 1e9
-    rows.append(
-        (
-            "Watermark Sinkhorn step",
-            f"K {k} x {s} float64, {iters} iterations",
-            f"{1e6 * per_iter:.0f} us / iteration",
-            f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
-            f"plain torch loop: {1000 * s_torch:.0f} ms vs {1000 * s_np:.0f} ms = {s_torch / s_np:.2f}x",
-        )
+    after = per_iter(sinkhorn)
+    before = per_iter(_sinkhorn_numpy_before)
+    with _blas_threads_at_most(torch.get_num_threads()):
+        before_1t = per_iter(_sinkhorn_numpy_before)
+    torch_cpu = per_iter(sinkhorn_torch)
+    P = sinkhorn(a, b, cost, 0.05, iters, 0.0)
+    P_before = _sinkhorn_numpy_before(a, b, cost, 0.05, iters, 0.0)
+    rel = float((P - P_before).abs().max() / P_before.abs().max())
+    # Per iteration two matvecs read K once each: 2 * k * s * 8 bytes.
+    gbs = 2 * k * s * 8 / after[1] / 1e9
+
+    def show(x: tuple[float, float]) -> str:
+        return f"{1e6 * x[1]:.0f} us/it ({1000 * x[0]:.0f} ms in all)"
+
+    return (
+        "Watermark Sinkhorn, `sinkhorn` (NumPy, BLAS at torch's threads)",
+        f"K {k} x {s} float64, {iters} iterations",
+        show(after),
+        f"{gbs:.1f} GB/s ({100 * gbs / peak['copy_gbs']:.0f}% of copy)",
+        f"before (old NumPy loop, BLAS {_blas_default_threads()} threads): {show(before)} = "
+        f"**{before[1] / after[1]:.1f}x**; old loop, BLAS {torch.get_num_threads()} "
+        f"thread(s): {show(before_1t)} = {before_1t[1] / after[1]:.1f}x; `backend='torch'` "
+        f"(CPU): {show(torch_cpu)} = {torch_cpu[1] / after[1]:.1f}x; plan max rel. diff vs "
+        f"before {rel:.0e}",
     )
+
+
+def _blas_default_threads() -> str:
+    from workers.methods.watermark.sinkhorn import _blas_controllers
+
+    counts = sorted({lib.num_threads for lib in _blas_controllers()})
+    return "/".join(map(str, counts)) or "?"
 
 
 def bench_tree(peak: dict, rows: list) -> None:
@@ -199,12 +248,24 @@ def bench_tree(peak: dict, rows: list) -> None:
     )
 
 
+BENCHES = {"zen": bench_zen, "nbl": bench_nbl, "sinkhorn": bench_sinkhorn, "tree": bench_tree}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
+    p.add_argument(
+        "--only",
+        default="",
+        help=f"comma-separated subset of {','.join(BENCHES)} (default: all)",
+    )
     args = p.parse_args()
+    only = [x for x in args.only.split(",") if x]
+    unknown = sorted(set(only) - set(BENCHES))
+    if unknown:
+        p.error(f"--only: unknown {unknown}; choose from {list(BENCHES)}")
     torch.set_num_threads(args.threads)
     print(machine_line() + f", torch {torch.__version__} with {torch.get_num_threads()} threads")
     peak = peaks()
@@ -213,8 +274,9 @@ def main() -> None:
         f"copy {peak['copy_gbs']:.1f} GB/s (read + write)"
     )
     rows: list = []
-    for fn in (bench_zen, bench_nbl, bench_sinkhorn, bench_tree):
-        fn(peak, rows)
+    for name, fn in BENCHES.items():
+        if not only or name in only:
+            fn(peak, rows)
     print("| hot path | size | time per unit | achieved vs peak | baseline |")
     print("|---|---|---|---|---|")
     for row in rows:
