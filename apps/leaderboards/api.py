@@ -15,17 +15,20 @@ from apps.leaderboards.selectors import DEFAULT_LIMIT, leaderboard, leaderboard_
 MAX_LIMIT = 10_000
 
 
-def board_from_request(request, name: str, *, all_columns: bool | None = None) -> dict:
-    """The leaderboard under the request's filters; `all_columns` overrides its `columns`."""
-    bench = get_object_or_404(Benchmark, name=name)
+def board_from_request(request, name: str) -> dict:
+    """The leaderboard under the request's filters."""
+    return leaderboard(**board_options(request, get_object_or_404(Benchmark, name=name)))
+
+
+def board_options(request, bench: Benchmark) -> dict:
+    """The keyword arguments of `selectors.leaderboard` the request asks for, validated."""
     params = request.query_params if hasattr(request, "query_params") else request.GET
     split = lambda key: [v for v in params.get(key, "").split(",") if v]  # noqa: E731
     order = params.get("order")
     if order not in (None, "", "asc", "desc"):
         raise serializers.ValidationError({"order": "must be 'asc' or 'desc'"})
     sort = params.get("sort") or None
-    if all_columns is None:
-        all_columns = params.get("columns") == "all"
+    all_columns = params.get("columns") == "all"
     if sort and not all_columns and sort not in [m["name"] for m in bench.metrics]:
         raise serializers.ValidationError({"sort": f"unknown metric {sort!r}"})
     if params.get("columns") not in (None, "", "all", "declared"):
@@ -34,17 +37,17 @@ def board_from_request(request, name: str, *, all_columns: bool | None = None) -
     export = params.get("export") in ("csv", "json")
     limit = None if export else _bounded_int(params, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     offset = 0 if export else _bounded_int(params, "offset", 0, 0, 10**9)
-    return leaderboard(
-        benchmark=bench,
-        user=request.user,
-        methods=split("method"),
-        models=split("model"),
-        sort=sort,
-        descending=None if not order else order == "desc",
-        all_columns=all_columns,
-        limit=limit,
-        offset=offset,
-    )
+    return {
+        "benchmark": bench,
+        "user": request.user,
+        "methods": split("method"),
+        "models": split("model"),
+        "sort": sort,
+        "descending": None if not order else order == "desc",
+        "all_columns": all_columns,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 def _bounded_int(params, name: str, default: int, low: int, high: int) -> int:

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_POST
 from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from apps.catalog.models import Benchmark, ModelEntry
-from apps.leaderboards.api import board_csv_response, board_from_request
+from apps.leaderboards.api import board_csv_response, board_options
+from apps.leaderboards.selectors import board_declared_only, leaderboard
 from apps.runs.models import Run
 from workers.core.plugin import Benchmark as BenchmarkPlugin
 
@@ -43,10 +44,18 @@ def predictions_upload(request, name: str):
 def benchmark_detail(request, name: str):
     bench = get_object_or_404(Benchmark.objects.select_related("paper"), name=name)
     try:
-        board = board_from_request(request, name)
+        options = board_options(request, bench)
     except ApiValidationError as exc:
         return JsonResponse({"errors": exc.detail}, status=400)
     export = request.GET.get("export")
+    figure_plugin = None if export else _figure_plugin(bench)
+    if figure_plugin is None:
+        board, figure = leaderboard(**options), None
+    else:
+        # One board for both: the figure reads every column, the table the declared ones.
+        full = leaderboard(**{**options, "all_columns": True})
+        board = full if options["all_columns"] else board_declared_only(full, bench.metrics)
+        figure = _comparison_figure(figure_plugin, full)
     if export == "csv":
         return board_csv_response(board)
     if export == "json":
@@ -55,7 +64,7 @@ def benchmark_detail(request, name: str):
         request,
         "leaderboards/benchmark.html",
         {
-            "comparison_figure": _comparison_figure(request, bench),
+            "comparison_figure": figure,
             "bench": bench,
             "board": board,
             "methods": bench.methods.filter(active=True).order_by("name"),
@@ -69,9 +78,9 @@ def benchmark_detail(request, name: str):
     )
 
 
-def _comparison_figure(request, bench: Benchmark) -> dict | None:
-    """The plugin's own comparison figure (Benchmark.leaderboard_figure) as Plotly JSON, from
-    the leaderboard with every column under the page's filters; None when it has none."""
+def _figure_plugin(bench: Benchmark) -> type[BenchmarkPlugin] | None:
+    """The benchmark's plugin when it draws its own comparison figure (leaderboard_figure
+    overridden), else None, so boards without one skip the all-columns query."""
     from workers.core import registry
 
     try:
@@ -79,12 +88,17 @@ def _comparison_figure(request, bench: Benchmark) -> dict | None:
     except registry.UnknownPlugin:
         return None
     if plugin.leaderboard_figure.__func__ is BenchmarkPlugin.leaderboard_figure.__func__:
-        return None  # not overridden: skip the all-columns query
-    board = board_from_request(request, bench.name, all_columns=True)
+        return None
+    return plugin
+
+
+def _comparison_figure(plugin: type[BenchmarkPlugin], board: dict) -> dict | None:
+    """The plugin's comparison figure of an all-columns board as Plotly JSON; None when the
+    board is empty or the plugin finds nothing to compare in its rows."""
     if not board["rows"]:
         return None
     try:
         figure = plugin.leaderboard_figure(board)
-    except ValueError:  # the plugin found nothing to compare in these rows
+    except ValueError:
         return None
     return json.loads(figure.to_json()) if figure is not None else None

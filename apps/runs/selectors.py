@@ -23,6 +23,26 @@ def runs_visible(user) -> QuerySet[Run]:
     )
 
 
+# What a run-list table shows (templates/runs/_table.html): loading only these columns skips
+# the runs' JSON (configs, summary, package versions) and the related rows' schemas, which were
+# most of a 200-row page's database time and decoding (bench/leaderboard_scale.py).
+RUN_TABLE_FIELDS = (
+    "id",
+    "name",
+    "seed",
+    "status",
+    "progress_done",
+    "progress_total",
+    "created_at",
+    "benchmark__name",
+    "method__name",
+)
+
+
+def runs_for_table(qs: QuerySet[Run]) -> QuerySet[Run]:
+    return qs.select_related(None).select_related("benchmark", "method").only(*RUN_TABLE_FIELDS)
+
+
 def runs_filter(
     qs: QuerySet[Run],
     *,

@@ -21,7 +21,7 @@ from apps.runs.models import Run
 
 @login_required
 def home(request):
-    runs = selectors.runs_visible(request.user).order_by("-id")[:15]
+    runs = selectors.runs_for_table(selectors.runs_visible(request.user)).order_by("-id")[:15]
     return render(request, "runs/home.html", {"benchmarks": benchmarks_active(), "runs": runs})
 
 
@@ -147,7 +147,7 @@ def run_list(request):
         request,
         "runs/list.html",
         {
-            "runs": qs[:200],
+            "runs": selectors.runs_for_table(qs)[:200],
             "filters": filters,
             "benchmarks": Benchmark.objects.filter(active=True),
             "methods": Method.objects.filter(active=True),

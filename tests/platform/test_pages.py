@@ -165,3 +165,17 @@ def test_dataset_upload_url_and_generator(api, tmp_path, settings):
         format="json",
     )
     assert gen.status_code == 201 and gen.json()["source"] == "generator"
+
+
+def test_run_list_page_queries_do_not_grow_with_runs(browser, user, django_assert_max_num_queries):
+    """The table loads only the columns it shows (selectors.RUN_TABLE_FIELDS): a deferred
+    column read by the template would cost one query per row."""
+    from apps.runs.services import run_submit
+
+    for seed in range(12):
+        run_submit(user=user, benchmark="probe", method="probe_fast", seed=seed)
+    with django_assert_max_num_queries(8):
+        html = browser.get("/runs/").content.decode()
+    assert html.count('name="ids"') == 12 and "probe_fast" in html and "queued" in html
+    with django_assert_max_num_queries(12):
+        assert browser.get("/").status_code == 200

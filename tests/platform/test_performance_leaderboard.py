@@ -150,12 +150,12 @@ def test_rebuild_after_delete_and_after_a_fresh_start(mixed):
 
     Run.objects.filter(method__name="probe_fast", status="succeeded").first().delete()
     assert BoardState.objects.get(benchmark=bench).stale
-    assert_same(leaderboard(benchmark=bench, user=alice), reference_board(alice))
+    assert_same(leaderboard(benchmark=bench, user=alice, all_columns=True), reference_board(alice))
     assert not BoardState.objects.get(benchmark=bench).stale
 
     BoardState.objects.all().delete()
     BoardCell.objects.all().delete()  # an existing deployment before the cells existed
-    assert_same(leaderboard(benchmark=bench, user=alice), reference_board(alice))
+    assert_same(leaderboard(benchmark=bench, user=alice, all_columns=True), reference_board(alice))
 
 
 def test_paging_ranks_and_totals(api, mixed):
@@ -194,3 +194,63 @@ def test_query_count_bounded_by_page_not_by_runs(api, eager, django_assert_max_n
     with django_assert_max_num_queries(8):
         board = api.get("/api/leaderboards/probe/?limit=4").json()
     assert board["total_rows"] == 6 and len(board["rows"]) == 4 and board["rows"][0]["seeds"] == 2
+
+
+def test_default_board_carries_only_the_declared_columns_and_the_page_builds_it_once(mixed):
+    """The page derives its table from the all-columns board it needs for the comparison
+    figure: the cut-down board must equal the declared-columns board exactly."""
+    from apps.catalog.models import Benchmark
+    from apps.leaderboards.selectors import board_declared_only, leaderboard
+
+    alice, _ = mixed
+    bench = Benchmark.objects.get(name="probe")
+    declared = leaderboard(benchmark=bench, user=alice)
+    full = leaderboard(benchmark=bench, user=alice, all_columns=True)
+    names = {m["name"] for m in bench.metrics}
+    assert all(set(r["metrics"]) <= names for r in declared["rows"])
+    assert any("odd" in r["metrics"] for r in full["rows"])  # the NaN-only key of probe_slow
+    assert board_declared_only(full, bench.metrics) == declared
+
+
+def test_logged_keys_are_those_of_cells_the_viewer_may_see(api, eager, user):
+    """A key only a colleague's team-only run logged is not a column of alice's board."""
+    check_logged_keys(eager, user)
+
+
+@pytest.mark.services
+def test_logged_keys_loose_index_scan_on_postgresql(api, eager, user):
+    """The recursive CTE again, on PostgreSQL (the services profile's database)."""
+    check_logged_keys(eager, user)
+
+
+def check_logged_keys(eager, user):
+    from apps.accounts.services import user_create
+    from apps.catalog.models import Benchmark, Method
+    from apps.leaderboards.models import BoardCell
+    from apps.leaderboards.selectors import cells_visible_q, leaderboard, logged_keys
+    from apps.runs.services import run_submit
+
+    bob = user_create(username="bob", password="bob-password-1")
+    with eager(execute=True):
+        run_submit(user=user, benchmark="probe", method="probe_fast", benchmark_config={"steps": 2})
+        run_submit(
+            user=bob,
+            benchmark="probe",
+            method="probe_slow",
+            benchmark_config={"steps": 2, "nan_metric": True},
+            visibility="team",
+        )
+    bench = Benchmark.objects.get(name="probe")
+    cells = lambda viewer: BoardCell.objects.filter(cells_visible_q(viewer), benchmark=bench)  # noqa: E731
+    assert logged_keys(cells(user)) == ["loss", "score"]
+    assert logged_keys(cells(bob)) == ["loss", "odd", "score"]
+    fast = Method.objects.filter(name="probe_fast").values("pk")
+    assert logged_keys(cells(bob).filter(method_id__in=fast)) == ["loss", "score"]
+    assert logged_keys(cells(bob).filter(method__name="probe_slow")) == ["loss", "odd", "score"]
+    alice_columns = [
+        m["name"] for m in leaderboard(benchmark=bench, user=user, all_columns=True)["metrics"]
+    ]
+    assert "odd" not in alice_columns
+    assert "odd" in [
+        m["name"] for m in leaderboard(benchmark=bench, user=bob, all_columns=True)["metrics"]
+    ]
