@@ -16,8 +16,13 @@ from workers.methods.oblique_tree.estimators import (
     ReluArgminTreeClassifier,
     ReluArgminTreeRegressor,
 )
+from workers.methods.oblique_tree.fused import bit_reversed_order, fused_soft_objective
 from workers.methods.oblique_tree.plugin import ReluArgminMethod
-from workers.methods.oblique_tree.reluargmin import ReluArgminTree, soft_objective
+from workers.methods.oblique_tree.reluargmin import (
+    ReluArgminTree,
+    soft_objective,
+    soft_objective_reference,
+)
 from workers.methods.oblique_tree.structure import leaf_paths, traverse
 
 FAST = dict(n_scales=2, epochs=3, random_state=0)
@@ -37,6 +42,7 @@ def random_tree(depth: int, p: int, seed: int) -> tuple[ReluArgminTree, torch.Te
 def test_argmin_of_violations_equals_tree_traversal(depth):
     tree, X = random_tree(depth, 4, depth)
     leaf = traverse(tree.A.detach(), tree.b.detach(), X, depth)
+    assert torch.equal(tree.violations(X).argmin(1), leaf)  # the reformulation's argmin
     assert torch.equal(tree.leaf_index(X), leaf)
     torch.testing.assert_close(tree(X), tree.c[leaf])
     V = tree.violations(X)
@@ -69,6 +75,70 @@ def test_softmin_tends_to_the_hard_tree_as_scale_grows():
     assert gap[0] > gap[1] > gap[2] and gap[2] < 0.01
     y = torch.randint(0, 2, (len(X),))
     assert torch.isfinite(soft_objective(tree, X, y, 10.0, "classification"))
+
+
+def test_bit_reversed_order_is_a_permutation_with_children_at_j_and_j_plus_2_to_the_d():
+    nodes, leaves = bit_reversed_order(3)
+    assert sorted(nodes.tolist()) == list(range(7)) and sorted(leaves.tolist()) == list(range(8))
+    for d in range(2):  # node at level d, position j: children at positions j and j + 2^d
+        for j in range(2**d):
+            heap = nodes[2**d - 1 + j].item()
+            kids = nodes[2 ** (d + 1) - 1 + j].item(), nodes[2 ** (d + 1) - 1 + j + 2**d].item()
+            assert kids == (2 * heap + 1, 2 * heap + 2)
+
+
+def _objective_and_grads(fn, tree, X, y, scale, task):
+    tree.zero_grad()
+    obj = fn(tree, X, y, scale, task)
+    obj.backward()
+    return [obj.detach()] + [p.grad.clone() for p in (tree.A, tree.b, tree.c)]
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("depth,n,scale", [(2, 50, 3.0), (7, 300, 20.0), (12, 100, 10.0)])
+def test_fused_objective_and_gradients_equal_the_autograd_reference(task, depth, n, scale):
+    g = torch.Generator().manual_seed(depth)
+    k = 3 if task == "classification" else 2
+    tree = ReluArgminTree(depth, 5, k)
+    with torch.no_grad():
+        tree.c.normal_(generator=g)
+    X = torch.rand(n, 5, generator=g)
+    y = (
+        torch.randint(0, k, (n,), generator=g)
+        if task == "classification"
+        else torch.randn(n, k, generator=g)
+    )
+    fused = _objective_and_grads(soft_objective, tree, X, y, scale, task)
+    ref = _objective_and_grads(soft_objective_reference, tree, X, y, scale, task)
+    for a, b in zip(fused, ref, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    assert fused[1].abs().sum() > 0 and fused[3].abs().sum() > 0  # gradients flow to A and c
+    # several row chunks (the last one shorter) give the same value
+    C = tree.c if task == "regression" else -torch.log_softmax(tree.c, dim=1)
+    chunked = fused_soft_objective(
+        X, tree.A, tree.b, C, y, scale, prune=depth > 4,
+        regression=task == "regression", chunk_entries=7 * 2**depth,
+    )  # fmt: skip
+    torch.testing.assert_close(chunked.detach(), fused[0])
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("depth,prune", [(1, False), (3, False), (5, True)])
+def test_fused_gradient_passes_gradcheck_in_float64(depth, prune, regression):
+    g = torch.Generator().manual_seed(depth)
+    n, p, k = 12, 3, 2
+    X = torch.rand(n, p, generator=g, dtype=torch.float64, requires_grad=True)
+    A = torch.randn(2**depth - 1, p, generator=g, dtype=torch.float64, requires_grad=True)
+    b = (0.5 * torch.randn(2**depth - 1, generator=g, dtype=torch.float64)).requires_grad_()
+    C = torch.randn(2**depth, k, generator=g, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(n, k, generator=g, dtype=torch.float64) if regression else torch.arange(n) % k
+
+    def f(X, A, b, C):
+        return fused_soft_objective(
+            X, A, b, C, y, 2.0, prune=prune, regression=regression, chunk_entries=5 * 2**depth
+        )
+
+    assert torch.autograd.gradcheck(f, (X, A, b, C))
 
 
 def test_cart_warm_start_reproduces_cart_and_training_never_does_worse():

@@ -20,7 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workers.methods.oblique_tree.structure import leaf_paths
+from workers.methods.oblique_tree.fused import fused_soft_objective
+from workers.methods.oblique_tree.structure import leaf_paths, traverse
 
 
 class ReluArgminTree(nn.Module):
@@ -71,15 +72,15 @@ class ReluArgminTree(nn.Module):
     def leaf_index(self, X: torch.Tensor) -> torch.Tensor:
         """Hard leaf index: argmin of the violations (first minimum, i.e. the left one on ties).
 
-        Computed in row chunks of about 2^24 violation entries, so a depth-12 tree can label
-        10^6 samples without holding the (n, 2^D) matrix at once.
+        That argmin is the leaf reached by walking the tree (left iff a_t x <= b_t): the reached
+        leaf has V = 0, every other leaf V > 0, and on a tie a_t x = b_t both the walk and the
+        first minimum go left (tested against `violations(X).argmin(1)`). Walking costs O(n D p)
+        instead of O(n 2^D p), so it is what is computed, in row chunks.
         """
-        chunk = max(1, 2**24 // 2**self.depth)
-        if X.shape[0] <= chunk:
-            return self.violations(X).argmin(1)
-        return torch.cat(
-            [self.violations(X[i : i + chunk]).argmin(1) for i in range(0, len(X), chunk)]
-        )
+        chunk = 2**16
+        A, b = self.A.detach(), self.b.detach()
+        parts = [traverse(A, b, X[i : i + chunk], self.depth) for i in range(0, len(X), chunk)]
+        return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.long, device=X.device)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Hard prediction: the leaf value c of argmin_l V_l(x)."""
@@ -92,8 +93,21 @@ def soft_objective(
     """Expected leaf loss under softmin weights: sum_l w_l(x) loss(c_l, y), averaged over samples.
 
     Regression uses (y - c_l)^2 (the paper's objective); classification uses the cross-entropy
-    of leaf logits c_l, the same construction with a classification loss.
+    of leaf logits c_l, the same construction with a classification loss. Computed by the fused
+    chunked kernel (`fused.py`: value and exact gradient in one pass, no (n, 2^D) autograd
+    graph); `soft_objective_reference` is the same objective written with autograd.
     """
+    regression = task == "regression"
+    C = tree.c if regression else -torch.log_softmax(tree.c, dim=1)  # per-leaf loss of each class
+    return fused_soft_objective(
+        X, tree.A, tree.b, C, y, scale, prune=tree.depth > 4, regression=regression
+    )
+
+
+def soft_objective_reference(
+    tree: ReluArgminTree, X: torch.Tensor, y: torch.Tensor, scale: float, task: str
+) -> torch.Tensor:
+    """`soft_objective` by autograd through `leaf_weights` (for checks; slow at depth > 8)."""
     w = tree.leaf_weights(X, scale)
     if task == "regression":
         per_leaf = ((y.unsqueeze(1) - tree.c.unsqueeze(0)) ** 2).sum(-1)  # (n, leaves)
