@@ -10,11 +10,11 @@ Every refusal names the field (`file`) and the reason, with the line where there
 from __future__ import annotations
 
 import csv
-import io
 import json
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from django.conf import settings
@@ -38,19 +38,35 @@ def _kind(name: str) -> str:
     return Path(lower).suffix
 
 
+def _not_utf8(raw: bytes, exc: UnicodeDecodeError, line: int) -> None:
+    _refuse(f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it as UTF-8")
+
+
 def _text(uploaded) -> str:
+    """The whole file as text: for JSON, which only parses as one document."""
     uploaded.seek(0)
     raw = uploaded.read()
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        _refuse(f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it as UTF-8")
+        _not_utf8(raw, exc, raw[: exc.start].count(b"\n") + 1)
     return ""  # unreachable
 
 
-def _check_table(text: str, delimiter: str) -> None:
-    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+def _lines(uploaded) -> Iterator[str]:
+    """The file's lines decoded one at a time, line endings kept (csv needs them inside quoted
+    fields): a table or JSON-lines file is checked in a chunk's worth of memory, whatever its
+    size (uploads up to CRUCIBLE_MAX_UPLOAD_BYTES are spooled to disk, not held in memory)."""
+    uploaded.seek(0)
+    for number, raw in enumerate(uploaded, start=1):  # django File: lines across chunks
+        try:
+            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            _not_utf8(raw, exc, number)
+
+
+def _check_table(lines: Iterable[str], delimiter: str) -> None:
+    rows = csv.reader(lines, delimiter=delimiter, strict=True)
     width = None
     try:
         for number, row in enumerate(rows, start=1):
@@ -75,9 +91,9 @@ def _check_json(text: str) -> None:
         _refuse(f"is not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
 
 
-def _check_jsonl(text: str) -> None:
+def _check_jsonl(lines: Iterable[str]) -> None:
     seen = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -113,11 +129,11 @@ def check_upload(uploaded) -> None:
     name = uploaded.name or ""
     kind = _kind(name)
     if kind in TEXT_TABLES:
-        _check_table(_text(uploaded), TEXT_TABLES[kind])
+        _check_table(_lines(uploaded), TEXT_TABLES[kind])
     elif kind == ".json":
         _check_json(_text(uploaded))
     elif kind in (".jsonl", ".ndjson"):
-        _check_jsonl(_text(uploaded))
+        _check_jsonl(_lines(uploaded))
     elif kind == "archive":
         _check_archive(uploaded, name)
     uploaded.seek(0)

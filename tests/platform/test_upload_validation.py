@@ -104,3 +104,35 @@ def test_oversized_upload_names_the_limit(api, synced, settings):
         format="multipart",
     )
     assert response.status_code == 400 and "the limit is 10" in response.json()["errors"]["file"][0]
+
+
+def test_tables_are_checked_line_by_line_across_chunks_without_reading_the_whole_file():
+    """A CSV of many chunks is streamed (never `read()` whole) and a bad byte or a short row
+    far past the first chunk is reported on its own line; quoted newlines and CRLF stay valid."""
+    from django.core.exceptions import ValidationError
+    from django.core.files.uploadedfile import TemporaryUploadedFile
+
+    from apps.catalog.uploads import check_upload
+
+    class NoWholeRead(TemporaryUploadedFile):  # what Django makes of an upload over 5 MB
+        def __init__(self, name, data):
+            super().__init__(name, "text/csv", len(data), None)
+            self.file.write(data)
+
+        def read(self, *args):
+            if not args or args[0] in (None, -1):
+                raise AssertionError("the whole file was read into memory")
+            return super().read(*args)
+
+    body = b"\xef\xbb\xbfid,text\r\n" + b"".join(b'%d,"a\nb"\r\n' % i for i in range(20_000))
+    assert len(body) > 3 * 64 * 1024  # several of Django's chunks
+    check_upload(NoWholeRead("big.csv", body))
+    for tail, reason in (
+        (b"20000,M\xfcller\r\n", "byte 0xfc on line"),
+        (b"20000\r\n", "has 1 columns"),
+    ):
+        with pytest.raises(ValidationError) as err:
+            check_upload(NoWholeRead("big.csv", body + tail))
+        assert reason in str(err.value)
+    with pytest.raises(ValidationError, match="line 3 is not valid JSON"):
+        check_upload(NoWholeRead("rows.jsonl", b'{"a": 1}\n{"a": 2}\n{"a": \n'))
