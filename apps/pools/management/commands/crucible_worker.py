@@ -6,7 +6,7 @@ Concurrency defaults to the number of GPUs (one run per device), or 1 on a CPU-o
 import os
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -44,6 +44,15 @@ class Command(BaseCommand):
             "-P",
             "prefork",
         ]
+        # Every plugin is imported here, before the pool forks: the children inherit the
+        # modules (torch, transformers, scikit-learn...) instead of each paying ~9 s of imports
+        # on its first run (bench/dispatch_latency.py measures that first run). No plugin may
+        # initialise CUDA at import: a forked child could not use it, hence the check.
+        from workers.core import registry
+
+        registry.discover()
+        if "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized():
+            raise CommandError("a plugin initialised CUDA at import time; children cannot fork it")
         self.stdout.write(
             f"worker for pool '{pool}' with {concurrency} process(es): {', '.join(d.name for d in devices)}"
         )
