@@ -1,8 +1,11 @@
 """Scalability of the ReLU+Argmin oblique tree: large generated data and deep trees.
 
     .venv/bin/python -m bench.learning_oblique_scaling [--throughput-depths 2 4 6 8 10 12]
-        [--ns 10000 100000 1000000] [--depths 2 4 6 8] [--repeats 3] [--epochs 1] [--n-scales 3]
-        [--batch-size 4096] [--device cpu]
+        [--ns 10000 100000 1000000] [--depths 2 4 6 8] [--max-depth-at-1e6 4] [--repeats 3]
+        [--epochs 1] [--n-scales 3] [--batch-size 4096] [--forest-trees 0]
+        [--forest-max-samples 0.2] [--device cpu] [--threads 1]
+
+(`--throughput-depths` or `--ns` with no value skips that table.)
 
 Two tables (Markdown on stdout):
 
@@ -12,17 +15,21 @@ Two tables (Markdown on stdout):
 2. Test accuracy at scale: make_classification data with n training samples (10 features,
    3 classes, 2 clusters per class, 20% extra held out for test), ReLU+Argmin trained with
    mini-batches (CART warm start, `--n-scales` annealing stages x `--epochs` epochs) against
-   CART of the same depth, mean ± 95% CI over `--repeats` data seeds, and fit time.
+   CART of the same depth (and, with `--forest-trees N`, a random forest of N trees of that
+   depth, each on a `--forest-max-samples` bootstrap fraction), mean ± 95% CI over `--repeats`
+   data seeds, the paired difference ReLU+Argmin - CART over the same seeds, and fit time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
 import torch
 from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from workers.benchmarks.zen_fewshot.benchmark import mean_ci95
@@ -72,11 +79,16 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=1, help="epochs per annealing stage")
     ap.add_argument("--n-scales", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=4096)
+    ap.add_argument("--forest-trees", type=int, default=0, help="random forest size (0 = none)")
+    ap.add_argument("--forest-max-samples", type=float, default=0.2)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    print(f"device {args.device}, torch threads {args.threads}, batch {args.batch_size}\n")
+    print(
+        f"device {args.device}, torch threads {args.threads}, batch {args.batch_size}, "
+        f"load average {os.getloadavg()[0]:.2f}\n"
+    )
     if args.throughput_depths:
         print(
             "| depth | leaves | train samples/s | s per epoch of 10^6 (from rate) | "
@@ -91,12 +103,16 @@ def main() -> None:
         print()
     if not args.ns:
         return
+    forest = f"Random forest ({args.forest_trees})"
     print(
         f"ReLU+Argmin: CART warm start, {args.n_scales} stages x {args.epochs} epochs, "
         f"batch {args.batch_size}; {args.repeats} data seeds\n"
     )
-    print("| n train | depth | model | test accuracy % (mean ± 95% CI) | fit time (s) |")
-    print("|---|---|---|---|---|")
+    print(
+        "| n train | depth | model | test accuracy % (mean ± 95% CI) | "
+        "minus CART, paired (points) | fit time (s) |"
+    )
+    print("|---|---|---|---|---|---|")
     for n in args.ns:
         for depth in args.depths:
             if n >= 1_000_000 and depth > args.max_depth_at_1e6:
@@ -105,6 +121,8 @@ def main() -> None:
                 "ReLU+Argmin": ([], []),
                 "CART": ([], []),
             }
+            if args.forest_trees:
+                res[forest] = ([], [])
             for r in range(args.repeats):
                 X, y = make_classification(
                     n_samples=int(n * 1.25),
@@ -126,18 +144,35 @@ def main() -> None:
                         device=args.device,
                     ),
                     "CART": DecisionTreeClassifier(max_depth=depth, random_state=r),
+                    forest: RandomForestClassifier(
+                        n_estimators=args.forest_trees,
+                        max_depth=depth,
+                        max_samples=args.forest_max_samples,
+                        n_jobs=1,
+                        random_state=r,
+                    ),
                 }
-                for name, est in models.items():
+                for name in res:
+                    est = models[name]
                     t0 = time.perf_counter()
                     est.fit(Xtr, ytr)
                     res[name][1].append(time.perf_counter() - t0)
                     res[name][0].append(100 * float(np.mean(est.predict(Xte) == yte)))
             for name, (accs, secs) in res.items():
                 m, ci = mean_ci95(accs)
+                diff = (
+                    ""
+                    if name == "CART"
+                    else "{:+.1f} ± {:.1f}".format(
+                        *mean_ci95(list(np.subtract(accs, res["CART"][0])))
+                    )
+                )
                 print(
-                    f"| {n:,} | {depth} | {name} | {m:.1f} ± {ci:.1f} | {np.mean(secs):.1f} |",
+                    f"| {n:,} | {depth} | {name} | {m:.1f} ± {ci:.1f} | {diff} | "
+                    f"{np.mean(secs):.1f} |",
                     flush=True,
                 )
+        print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
