@@ -15,6 +15,15 @@ the ratio to the peak, and the same work done the obvious way.
     after, and vs its torch path (`backend="torch"`, what runs on CUDA) on the CPU.
   * Oblique ReLU+Argmin tree (workers/methods/oblique_tree): one soft-objective forward+backward
     step, and a whole anneal_fit stage, vs sklearn's CART fit on the same data.
+  * STARK scoring (workers/benchmarks/stark): a generated set of the full release's size (~14.5k
+    challenges, the generators' 139 tier-1/2 tasks with equal counts; `--stark-size quick` for
+    ~1.4k) with model-like responses (ground truth, perturbed, unparseable, invalid): seconds to
+    load (importer), parse and score it, instances/s per family, and, with `--stark-official
+    DIR` (a folder holding distance.py of nesl/STARK_Benchmark, kept outside the project),
+    STARK's own scoring calls on the same responses and whether they give the same errors.
+
+    .venv/bin/python -m bench.methods_hotpaths --threads 1 --only sinkhorn,stark \
+        --stark-official /tmp/stark_official
 """
 
 from __future__ import annotations
@@ -248,7 +257,239 @@ def bench_tree(peak: dict, rows: list) -> None:
     )
 
 
-BENCHES = {"zen": bench_zen, "nbl": bench_nbl, "sinkhorn": bench_sinkhorn, "tree": bench_tree}
+# -- STARK scoring of a release-sized set ----------------------------------------------------
+# The full release: ~14.5k challenges (shared/data/README.md); the generators write the 139
+# tier-1/2 tasks (7 localization, 7 tracking, 4 field, 37 spatial, 13 temporal, 71
+# spatio-temporal) with the same count per task, as the release does (tier 3 is not generated).
+STARK_FULL = 14_500
+STARK_QUICK = 1_400
+
+
+def _stark_vector(values) -> str:
+    return "[" + ", ".join(f"{v:.4f}" for v in np.ravel(values)) + "]"
+
+
+def stark_responses(instances) -> list[tuple[str, list[str]]]:
+    """A model-like answer per instance: (response text, per-step replies for tracking).
+
+    7 in 10 give the ground truth in tags (4 decimals; tier 2: the 0/1 label), 1 in 10 is
+    perturbed (values x (1 + 5% noise); tier 2: the label flipped), 1 in 10 has no tags, and
+    1 in 10 is unreadable inside the tags (or, every other time, one value short: STARK's
+    "invalid prediction"). Tracking: one reply per step; the invalid ones lose steps 5-9's tags
+    (STARK falls back to the centre there) or hold garbage.
+    """
+    rng = np.random.default_rng(0)
+    out = []
+    for n, inst in enumerate(instances):
+        truth = np.asarray(inst.answer, dtype=float)
+        kind = n % 10
+        if inst.info.family == "tracking":
+            rows = truth * (1 + 0.05 * rng.standard_normal(truth.shape)) if kind == 7 else truth
+            steps = [
+                f"Step {t}: [RESULTS_START]{_stark_vector(r)}[RESULTS_END]"
+                for t, r in enumerate(rows)
+            ]
+            if kind == 8:
+                steps[5:] = ["I cannot tell from these readings."] * (len(steps) - 5)
+            elif kind == 9:
+                steps = ["[RESULTS_START] near [five, six [RESULTS_END]"] * len(steps)
+            out.append(("\n".join(steps), steps))
+            continue
+        if inst.info.tier > 1:
+            body = f"{int(1 - truth[0]) if kind == 7 else int(truth[0])}"
+        elif kind == 7:
+            body = _stark_vector(truth * (1 + 0.05 * rng.standard_normal(truth.shape)))
+        elif kind == 9 and n % 20 == 19 and truth.size > 1:
+            body = _stark_vector(truth[:-1])
+        else:
+            body = _stark_vector(truth)
+        if kind == 8:
+            text = "The answer cannot be determined from the data."
+        elif kind == 9 and not (n % 20 == 19 and truth.size > 1):
+            text = "Answer: [RESULTS_START] roughly [a, b]] [RESULTS_END]"
+        else:
+            text = f"Reasoning ... so the answer is [RESULTS_START]{body}[RESULTS_END]"
+        out.append((text, [text]))
+    return out
+
+
+def _load_official_distance(folder: str):
+    """STARK's own distance.py (nesl/STARK_Benchmark), imported from a folder outside the
+    project; None when it is not there."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(folder) / "distance.py"
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("stark_official_distance", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _official_scores(dist, instances, responses) -> list:
+    """STARK's main.py scoring calls per instance: compute_mse on the reply (tracking: its
+    string_to_np_array per step, then compute_mse(string_to_array=False)); NaN on exceptions."""
+    from types import SimpleNamespace
+
+    field_tasks = {
+        "spatial_impute",
+        "spatiotemporal_forecast",
+        "spatiotemporal_impute",
+        "temporal_impute",
+    }
+    out = []
+    for inst, (text, steps) in zip(instances, responses, strict=True):
+        args = SimpleNamespace(dataset=inst.task)
+        rmspe = inst.task in field_tasks
+        try:
+            if inst.info.family == "tracking":
+                preds = [dist.string_to_np_array(s) for s in steps]
+                truth = np.asarray(inst.answer)[: len(steps), :].squeeze()
+                d, _ = dist.compute_mse(args, preds, truth, string_to_array=False, rmspe=rmspe)
+            else:
+                d, _ = dist.compute_mse(args, text, np.asarray(inst.answer), rmspe=rmspe)
+        except Exception:
+            d = np.nan
+        out.append(d)
+    return out
+
+
+def bench_stark(peak: dict, rows: list, size: int = STARK_FULL, official: str = "") -> None:
+    """Load / parse / score seconds for a generated release of `size` challenges, per family
+    instances/s, vs STARK's own distance.py on the same responses (when `official` has it)."""
+    import contextlib
+    import os
+    import tempfile
+    from collections import defaultdict
+
+    from workers.benchmarks.stark.catalogue import TASKS
+    from workers.benchmarks.stark.generators import GENERATED_FAMILIES, write_release
+    from workers.benchmarks.stark.importer import load_release
+    from workers.benchmarks.stark.scoring import parse_steps, score_instance, stark_parse
+
+    n_tasks = sum(1 for i in TASKS.values() if i.family in GENERATED_FAMILIES)
+    per_task = max(1, round(size / n_tasks))
+    with tempfile.TemporaryDirectory(prefix="stark_release_") as root:
+        start = time.perf_counter()
+        write_release(root, seed=0, per_task=per_task)
+        s_gen = time.perf_counter() - start
+        start = time.perf_counter()
+        instances = load_release(root)
+        s_load = time.perf_counter() - start
+    responses = stark_responses(instances)
+    fam_of = [inst.info.family for inst in instances]
+    families = sorted(set(fam_of))
+    t_parse, t_score, t_off, t_off_quiet = (defaultdict(float) for _ in range(4))
+    warm = [i for fam in families for i in [n for n, f in enumerate(fam_of) if f == fam][:20]]
+    for n in warm:  # first calls (regex compilation, imports) out of the timings
+        score_instance(instances[n], responses[n][0])
+    for inst, (text, _), fam in zip(instances, responses, fam_of, strict=True):
+        start = time.perf_counter()
+        if fam == "tracking":
+            parse_steps(text, len(inst.answer))
+        else:
+            stark_parse(text)
+        t_parse[fam] += time.perf_counter() - start
+    scores = []
+    for inst, (text, _), fam in zip(instances, responses, fam_of, strict=True):
+        start = time.perf_counter()
+        scores.append(score_instance(inst, text))
+        t_score[fam] += time.perf_counter() - start
+    n_fam = defaultdict(int)
+    for fam in fam_of:
+        n_fam[fam] += 1
+    parsed = sum(s.parsed for s in scores) / len(scores)
+    agree = None
+    dist = _load_official_distance(official) if official else None
+    if dist is not None:
+        # distance.py prints every prediction and ground truth: to /dev/null
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            _official_scores(dist, [instances[n] for n in warm], [responses[n] for n in warm])
+            for fam in families:
+                idx = [i for i, f in enumerate(fam_of) if f == fam]
+                sub = ([instances[i] for i in idx], [responses[i] for i in idx])
+                start = time.perf_counter()
+                _official_scores(dist, *sub)
+                t_off[fam] = time.perf_counter() - start
+            dist.print = lambda *a, **k: None  # the metric alone, without its console output
+            official_d = []
+            for fam in families:
+                idx = [i for i, f in enumerate(fam_of) if f == fam]
+                sub = ([instances[i] for i in idx], [responses[i] for i in idx])
+                start = time.perf_counter()
+                official_d += list(zip(idx, _official_scores(dist, *sub), strict=True))
+                t_off_quiet[fam] = time.perf_counter() - start
+        agree = _stark_agreement(scores, dict(official_d))
+    total = len(instances)
+    s_parse, s_score = sum(t_parse.values()), sum(t_score.values())
+    print(
+        f"STARK: generated {total} instances ({per_task} per task x {n_tasks} tasks) in "
+        f"{s_gen:.1f} s; parsed {100 * parsed:.1f}% of the responses"
+    )
+    rows.append(
+        (
+            "STARK scoring, whole set: load_release / stark_parse+parse_steps / score_instance",
+            f"{total} generated instances, 10% perturbed, 20% unparseable or invalid",
+            f"{s_load + s_score:.2f} s = load {s_load:.2f} s + score {s_score:.2f} s "
+            f"(of which parse {s_parse:.2f} s)",
+            f"{total / s_score:,.0f} instances/s scored; {total / s_load:,.0f} loaded/s",
+            _stark_baseline_total(t_off, t_off_quiet, s_score, agree),
+        )
+    )
+    for fam in families:
+        rows.append(
+            (
+                f"STARK scoring: {fam}",
+                f"{n_fam[fam]} instances",
+                f"{1e6 * t_score[fam] / n_fam[fam]:.0f} us/instance (parse "
+                f"{1e6 * t_parse[fam] / n_fam[fam]:.0f} us)",
+                f"{n_fam[fam] / t_score[fam]:,.0f} instances/s",
+                (
+                    f"STARK distance.py: {n_fam[fam] / t_off[fam]:,.0f}/s with its prints, "
+                    f"{n_fam[fam] / t_off_quiet[fam]:,.0f}/s without"
+                    if t_off
+                    else "-"
+                ),
+            )
+        )
+
+
+def _stark_agreement(scores, official: dict) -> tuple[int, int]:
+    """(instances where STARK's distance and our `error` are both numbers and equal to 1e-9,
+    instances where both are numbers)."""
+    same = both = 0
+    for i, s in enumerate(scores):
+        d = official[i]
+        if isinstance(d, tuple):  # loc_event_spatio_temp: (position, time)
+            d = d[0]
+        if d is None or s.error is None or not np.isfinite(d):
+            continue
+        both += 1
+        same += abs(float(d) - s.error) <= 1e-9 * max(1.0, abs(s.error))
+    return same, both
+
+
+def _stark_baseline_total(t_off: dict, t_off_quiet: dict, s_score: float, agree) -> str:
+    if not t_off:
+        return "STARK's distance.py not given (--stark-official DIR): no baseline"
+    loud, quiet = sum(t_off.values()), sum(t_off_quiet.values())
+    return (
+        f"STARK's own distance.py (main.py's calls) on the same responses: {loud:.2f} s with its "
+        f"prints to /dev/null = {loud / s_score:.1f}x ours, {quiet:.2f} s with print() "
+        f"disabled = {quiet / s_score:.1f}x; same error on {agree[0]} of {agree[1]} instances "
+        f"both score"
+    )
+
+
+BENCHES = {
+    "zen": bench_zen,
+    "nbl": bench_nbl,
+    "sinkhorn": bench_sinkhorn,
+    "tree": bench_tree,
+    "stark": bench_stark,
+}
 
 
 def main() -> None:
@@ -261,7 +502,23 @@ def main() -> None:
         default="",
         help=f"comma-separated subset of {','.join(BENCHES)} (default: all)",
     )
+    p.add_argument(
+        "--stark-size",
+        default="full",
+        help=f"challenges in the generated STARK set: full ({STARK_FULL}), quick ({STARK_QUICK}) "
+        "or a number",
+    )
+    p.add_argument(
+        "--stark-official",
+        default="",
+        help="folder holding STARK's own distance.py (nesl/STARK_Benchmark), for the baseline",
+    )
     args = p.parse_args()
+    stark_size = {"full": STARK_FULL, "quick": STARK_QUICK}.get(args.stark_size)
+    if stark_size is None:
+        if not args.stark_size.isdigit() or int(args.stark_size) < 1:
+            p.error(f"--stark-size: full, quick or a positive number, got {args.stark_size!r}")
+        stark_size = int(args.stark_size)
     only = [x for x in args.only.split(",") if x]
     unknown = sorted(set(only) - set(BENCHES))
     if unknown:
@@ -275,7 +532,11 @@ def main() -> None:
     )
     rows: list = []
     for name, fn in BENCHES.items():
-        if not only or name in only:
+        if only and name not in only:
+            continue
+        if name == "stark":
+            fn(peak, rows, size=stark_size, official=args.stark_official)
+        else:
             fn(peak, rows)
     print("| hot path | size | time per unit | achieved vs peak | baseline |")
     print("|---|---|---|---|---|")

@@ -51,18 +51,40 @@ class ReleaseFormatError(ValueError):
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
+    """`list(csv.DictReader(handle))`, without DictReader's per-row Python overhead (a third
+    of the load time of a release): the same dicts, blank lines skipped, a short row's missing
+    fields None, a long row's extra fields under the key None."""
     with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            return []
+        n = len(header)
+        out = []
+        for row in reader:
+            if not row:
+                continue
+            d = dict(zip(header, row, strict=False))
+            if len(row) > n:
+                d[None] = row[n:]
+            elif len(row) < n:
+                d.update(dict.fromkeys(header[len(row) :]))
+            out.append(d)
+        return out
 
 
 def _reading(text: str) -> np.ndarray:
     """A sensor cell: a number, empty (missing -> NaN), or a numpy-printed pair "[ r  b]"."""
+    return np.array(_reading_values(text))
+
+
+def _reading_values(text: str) -> list[float]:
     text = text.strip()
     if not text:
-        return np.array([np.nan])
+        return [np.nan]
     if text.startswith("["):
-        return np.array([float(v) for v in text[1:-1].split()])
-    return np.array([float(text)])
+        return [float(v) for v in text[1:-1].split()]
+    return [float(text)]
 
 
 def _stark_pair(text: str) -> list[float]:
@@ -109,9 +131,14 @@ def _sensor_instance(folder: Path, index: int, task: str, noise: str, n_steps: i
     width = 2 if modality == "range_bearing" else 1
     readings = np.full((len(timestamps), len(sensors), width), np.nan)
     for k, rows in enumerate(sensors):
-        for t, r in enumerate(rows):
-            value = _reading(r["d"])
-            readings[t, k, : value.size] = value
+        values = [_reading_values(r["d"]) for r in rows]
+        if len(values) <= len(timestamps) and all(len(v) <= width for v in values):
+            # one assignment per sensor; a short cell (a missing pair) keeps the NaN fill
+            padded = [v + [np.nan] * (width - len(v)) for v in values]
+            readings[: len(values), k] = np.array(padded).reshape(len(values), width)
+            continue
+        for t, value in enumerate(values):  # raises as the cell-by-cell fill always did
+            readings[t, k, : len(value)] = value
     readings = readings[..., 0] if width == 1 else readings
     data.update(readings=readings, timestamps=timestamps)
     steps = tracking_steps(task, timestamps, readings, n_steps)

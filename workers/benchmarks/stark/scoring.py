@@ -27,6 +27,18 @@ from workers.benchmarks.stark.catalogue import fallback_answer, task_info
 from workers.benchmarks.stark.instance import Instance
 
 _TAGS = re.compile(r"\[RESULTS_START\](.*?)\[RESULTS_END\]", re.DOTALL)
+_SPACES, _COMMAS = re.compile(r"\s+"), re.compile(r",+")
+_OPEN_COMMA, _COMMA_CLOSE = re.compile(r"\[,"), re.compile(r",\]")
+_NOT_KEPT = re.compile(r"[^\d\.\[\]\,]")
+# What ast.literal_eval reads as one number from the characters stark_parse keeps: a float
+# literal (digits may lead with 0), a run of zeros, or an int without a leading zero (at most
+# 15 digits, so that int -> float is exact and the int size limit cannot apply). ASCII digits
+# only: float() reads other Unicode digits, Python's number literals do not.
+_NUMBER = r"(?:[0-9]+\.[0-9]*|\.[0-9]+|0+|[1-9][0-9]{0,14})"
+# Flat answers, by far the most common: "[n,n,...]" (a list) and "n,n,..." with an optional
+# trailing comma (a tuple); a lone "n" is a scalar. Anything else goes to ast.literal_eval.
+_FLAT_LIST = re.compile(rf"\[({_NUMBER}(?:,{_NUMBER})*)\]")
+_FLAT_TUPLE = re.compile(rf"({_NUMBER}(?:,{_NUMBER})*),?")
 # Below this reference error (1 unit of the 10 x 10 km area) the normaliser is floored, so an
 # object lying next to the centre does not turn a small error into a huge normalised one.
 REFERENCE_FLOOR = 1.0
@@ -45,11 +57,16 @@ def stark_parse(text: str) -> np.ndarray | None:
     if not match:
         return None
     s = match.group(1).strip()
-    s = re.sub(r"\s+", ",", s)
-    s = re.sub(r",+", ",", s)
-    s = re.sub(r"\[,", "[", s)
-    s = re.sub(r",\]", "]", s)
-    s = re.sub(r"[^\d\.\[\]\,]", "", s)
+    s = _SPACES.sub(",", s)
+    s = _COMMAS.sub(",", s)
+    s = _OPEN_COMMA.sub("[", s)
+    s = _COMMA_CLOSE.sub("]", s)
+    s = _NOT_KEPT.sub("", s)
+    flat = _FLAT_LIST.fullmatch(s) or _FLAT_TUPLE.fullmatch(s)
+    if flat is not None:  # what literal_eval + np.array give, without compiling the text
+        values = [float(v) for v in flat.group(1).split(",")]
+        scalar = len(values) == 1 and flat.re is _FLAT_TUPLE and not s.endswith(",")
+        return np.array(values[0] if scalar else values, dtype=float)
     try:
         array = np.array(ast.literal_eval(s), dtype=float)
     except Exception:  # SyntaxError/ValueError in STARK; anything else is just as unreadable
