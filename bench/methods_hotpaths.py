@@ -22,8 +22,7 @@ the ratio to the peak, and the same work done the obvious way.
     DIR` (a folder holding distance.py of nesl/STARK_Benchmark, kept outside the project),
     STARK's own scoring calls on the same responses and whether they give the same errors.
 
-    .venv/bin/python -m bench.methods_hotpaths --threads 1 --only sinkhorn,stark \
-        --stark-official /tmp/stark_official
+    .venv/bin/python -m bench.methods_hotpaths --threads 1 --only stark --stark-official DIR
 """
 
 from __future__ import annotations
