@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -78,13 +78,31 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return Response(RunSerializer(new).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("keys", str, description="comma-separated metric keys")],
+        parameters=[
+            OpenApiParameter("keys", str, description="comma-separated metric keys"),
+            OpenApiParameter(
+                "export", str, enum=["csv"], description="csv: every point as key,step,value"
+            ),
+        ],
         responses={200: serializers.DictField()},
     )
     @action(detail=True, methods=["get"])
     def metrics(self, request, pk=None):
         keys = [k for k in request.query_params.get("keys", "").split(",") if k]
-        return Response(selectors.run_metric_series(self.get_object(), keys or None))
+        export = request.query_params.get("export")
+        if export not in (None, "", "csv"):
+            raise serializers.ValidationError({"export": "must be 'csv'"})
+        run = self.get_object()
+        if export == "csv":
+            # Streamed: a run's curves can hold millions of points; neither the rows nor the
+            # file are ever held in memory whole (the JSON form above is for plotting).
+            response = StreamingHttpResponse(
+                _served_lazily(request, selectors.run_metric_csv_lines(run, keys or None)),
+                content_type="text/csv",
+            )
+            response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-metrics.csv"'
+            return response
+        return Response(selectors.run_metric_series(run, keys or None))
 
     @extend_schema(
         parameters=[OpenApiParameter("after", int)], responses={200: LogEntrySerializer(many=True)}
@@ -120,6 +138,25 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except FileNotFoundError:
             raise Http404("artifact file is missing from storage") from None
         return FileResponse(handle, content_type=art.content_type, filename=art.name)
+
+
+def _served_lazily(request, chunks):
+    """Under ASGI (Daphne) Django buffers a synchronous iterator whole before sending it; an
+    async iterator that pulls each chunk in the request's sync thread streams instead (the
+    database cursor stays in that one thread). Under WSGI the iterator is served as it is."""
+    from django.core.handlers.asgi import ASGIRequest
+
+    if not isinstance(getattr(request, "_request", request), ASGIRequest):
+        return chunks
+    from asgiref.sync import sync_to_async
+
+    pull = sync_to_async(lambda: next(chunks, None), thread_sensitive=True)
+
+    async def stream():
+        while (chunk := await pull()) is not None:
+            yield chunk
+
+    return stream()
 
 
 def _int_param(request, name: str) -> int:

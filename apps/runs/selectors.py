@@ -113,6 +113,28 @@ def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict
     return out
 
 
+def run_metric_csv_lines(run: Run, keys: list[str] | None = None, chunk: int = 10_000):
+    """The run's metric points as CSV text (header `key,step,value`; a null value is an empty
+    field), yielded a chunk of rows at a time from a server-side cursor."""
+    import csv
+    import io
+
+    qs = MetricPoint.objects.filter(run=run)
+    if keys:
+        qs = qs.filter(key__in=keys)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["key", "step", "value"])
+    rows = qs.order_by("key", "step", "id").values_list("key", "step", "value")
+    for n, (key, step, value) in enumerate(rows.iterator(chunk_size=chunk), start=1):
+        writer.writerow([key, step, "" if value is None else repr(value)])
+        if n % chunk == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
 def run_log_lines(run: Run, after: int = 0, limit: int = 10000) -> list[dict]:
     rows = (
         RunEvent.objects.filter(run=run, kind="log", seq__gt=after)
