@@ -103,6 +103,9 @@ def test_run_page_compare_and_leaderboard_render(browser, eager):
     a, b = Run.objects.order_by("id")
     html = browser.get(f"/runs/{a.pk}/").content.decode()
     assert "progress-bar" in html and "/vendor/plotly.min.js" in html and "run.js" in html
+    csv_link = f"/api/runs/{a.pk}/metrics/?export=csv"
+    assert csv_link in html  # the page's "download CSV" of the curves works with its session
+    assert b"".join(browser.get(csv_link).streaming_content).startswith(b"key,step,value\n")
     html = browser.get(f"/runs/compare/?ids={a.pk}&ids={b.pk}").content.decode()
     assert "differs" in html and "seed" in html
     html = browser.get("/benchmarks/probe/").content.decode()
