@@ -399,9 +399,11 @@ def bench_stark(peak: dict, rows: list, size: int = STARK_FULL, official: str = 
         start = time.perf_counter()
         write_release(root, seed=0, per_task=per_task)
         s_gen = time.perf_counter() - start
-        start = time.perf_counter()
-        instances = load_release(root)
-        s_load = time.perf_counter() - start
+        s_load = np.inf
+        for _ in range(2):  # the faster of two loads (the files are in the page cache for both)
+            start = time.perf_counter()
+            instances = load_release(root)
+            s_load = min(s_load, time.perf_counter() - start)
     responses = stark_responses(instances)
     fam_of = [inst.info.family for inst in instances]
     families = sorted(set(fam_of))
