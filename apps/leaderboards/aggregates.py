@@ -38,13 +38,21 @@ def cells_lock(benchmark_id: int) -> bool:
     built (or stale): then there is nothing to increment, the next read rebuilds it."""
     # A benchmark's first board starts fresh (and empty) if no summary row exists yet: every
     # writer of summary rows passes through here first, so none can be missed.
-    state, _ = BoardState.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"stale": SummaryMetric.objects.filter(benchmark_id=benchmark_id).exists()},
+    stale = (
+        BoardState.objects.select_for_update()
+        .filter(benchmark_id=benchmark_id)
+        .values_list("stale", flat=True)
+        .first()
     )
-    return (
-        not BoardState.objects.select_for_update().values_list("stale", flat=True).get(pk=state.pk)
-    )
+    if stale is None:  # first summary of this benchmark, or cells from before they existed
+        state, _ = BoardState.objects.get_or_create(
+            benchmark_id=benchmark_id,
+            defaults={"stale": SummaryMetric.objects.filter(benchmark_id=benchmark_id).exists()},
+        )
+        stale = (
+            BoardState.objects.select_for_update().values_list("stale", flat=True).get(pk=state.pk)
+        )
+    return not stale
 
 
 def cells_add(run: Run, summary: dict[str, float | None]) -> None:

@@ -12,8 +12,7 @@ import threading
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 
 from apps.runs.models import Run, RunEvent
 
@@ -49,8 +48,7 @@ def events_append(*, run_id: int, events: list[tuple[str, dict[str, Any]]]) -> i
         if missing:
             raise ValueError(f"{kind} event is missing {sorted(missing)}")
     with transaction.atomic():
-        Run.objects.filter(pk=run_id).update(event_seq=F("event_seq") + len(events))
-        last = Run.objects.filter(pk=run_id).values_list("event_seq", flat=True).get()
+        last = _seq_advance(run_id, len(events))
         first = last - len(events) + 1
         RunEvent.objects.bulk_create(
             [
@@ -62,6 +60,21 @@ def events_append(*, run_id: int, events: list[tuple[str, dict[str, Any]]]) -> i
             lambda: announce(run_group(run_id), {"type": "run.wake", "seq": last})
         )
     return last
+
+
+def _seq_advance(run_id: int, n: int) -> int:
+    """Reserve n seqs: one UPDATE ... RETURNING (PostgreSQL, SQLite >= 3.35) instead of an
+    UPDATE and a SELECT per event batch."""
+    table = connection.ops.quote_name(Run._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET event_seq = event_seq + %s WHERE id = %s RETURNING event_seq",
+            [n, run_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Run.DoesNotExist(f"run {run_id} does not exist")
+    return row[0]
 
 
 def event_append(*, run_id: int, kind: str, data: dict[str, Any]) -> int:

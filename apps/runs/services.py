@@ -176,7 +176,10 @@ def _new_run(
         retry_of=retry_of,
         is_chunk=is_chunk,
     )
-    run.full_clean(exclude=["config_hash"])
+    # The related rows were just loaded (their existence checks would be 5-6 queries), and the
+    # check constraints hold by construction and are enforced by the database anyway.
+    related = ["owner", "team", "benchmark", "method", "model", "pool", "sweep", "retry_of"]
+    run.full_clean(exclude=["config_hash", *related], validate_constraints=False)
     run.save()
     event_append(
         run_id=run.pk, kind="status", data={"status": RunStatus.QUEUED, "reason": "submitted"}
