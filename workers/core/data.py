@@ -48,22 +48,46 @@ class ChecksumMismatch(ValueError):
     pass
 
 
-def fetch_url(url: str, sha256: str, dest: str | Path, *, timeout: float = 60.0) -> Path:
-    """Download `url` once into `dest`, verifying its SHA-256; reuse a verified copy.
+def git_blob_id(path: str | Path) -> str:
+    """The id git gives the file's content: SHA-1 of b"blob <size>\\0" + content (what
+    `git hash-object` prints), for releases that are pinned by a repository's tree."""
+    path = Path(path)
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fetch_url(
+    url: str, sha256: str, dest: str | Path, *, timeout: float = 60.0, git_blob: str = ""
+) -> Path:
+    """Download `url` once into `dest`, verifying its SHA-256 (or, with `git_blob` and no
+    SHA-256, its git blob id); reuse a verified copy.
 
     `file://` URLs work too, which is how tests exercise this path without a network.
     """
+    if not sha256 and not git_blob:
+        raise ValueError(f"{url}: refusing to download without a pinned SHA-256 or git blob id")
+
+    def verified(path) -> tuple[bool, str]:
+        if sha256:
+            actual = sha256_file(path)
+            return actual == sha256, f"expected sha256 {sha256}, got {actual}"
+        actual = git_blob_id(path)
+        return actual == git_blob, f"expected git blob {git_blob}, got {actual}"
+
     dest = Path(dest)
-    if dest.is_file() and sha256_file(dest) == sha256:
+    if dest.is_file() and verified(dest)[0]:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
     try:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
             shutil.copyfileobj(resp, out)
-        actual = sha256_file(tmp)
-        if actual != sha256:
-            raise ChecksumMismatch(f"{url}: expected sha256 {sha256}, got {actual}")
+        ok, why = verified(tmp)
+        if not ok:
+            raise ChecksumMismatch(f"{url}: {why}")
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp):

@@ -224,3 +224,58 @@ def test_pinned_release_hashes_are_well_formed_and_match_the_shared_copies():
     for name in ("zoo", "senate-committees"):
         for f in "HXY":
             assert sha256_file(shared / "zen" / name / f"{f}.pt") == KNOWN_SHA256[name][f]
+
+
+def _git_hash_object(path) -> str:
+    """The blob id computed by git itself (independent of workers.core.data.git_blob_id)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    return subprocess.run(
+        ["git", "hash-object", str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_download_verified_by_git_blob_id_where_no_sha256_is_pinned(tmp_path):
+    from workers.core.data import git_blob_id
+
+    src = tmp_path / "release" / "toy"
+    _write_release(src)
+    blobs = {f: _git_hash_object(src / f"{f}.pt") for f in "HXY"}
+    assert all(git_blob_id(src / f"{f}.pt") == blobs[f] for f in "HXY")
+    base = (tmp_path / "release").as_uri()
+    sha_h = {"H": sha256_file(src / "H.pt")}  # one file by SHA-256, the others by blob id
+    folder = download_release("toy", tmp_path / "cache", sha_h, base, git_blob=blobs)
+    assert load_release_dir(folder).sha256 == load_release_dir(src).sha256
+    with pytest.raises(ChecksumMismatch, match="git blob"):
+        download_release("toy", tmp_path / "c2", {}, base, git_blob={**blobs, "Y": "0" * 40})
+    with pytest.raises(ValueError, match="git blob id pinned for Y.pt"):
+        download_release(
+            "toy", tmp_path / "c3", {}, base, git_blob={"H": blobs["H"], "X": blobs["X"]}
+        )
+
+
+def test_every_release_file_is_pinned_at_a_fixed_commit():
+    import re
+
+    from workers.benchmarks.zen_fewshot.data import (
+        KNOWN_GIT_BLOB,
+        PAPER_DATASETS,
+        RELEASE_BASE_URL,
+        RELEASE_COMMIT,
+    )
+
+    assert re.fullmatch(r"[0-9a-f]{40}", RELEASE_COMMIT) and RELEASE_COMMIT in RELEASE_BASE_URL
+    assert set(KNOWN_GIT_BLOB) == set(PAPER_DATASETS)
+    for pins in KNOWN_GIT_BLOB.values():
+        assert set(pins) == set("HXY") and all(
+            re.fullmatch(r"[0-9a-f]{40}", h) for h in pins.values()
+        )
+    shared = shared_data_dir()
+    if shared is None or not (shared / "zen" / "zoo").is_dir():
+        pytest.skip("shared ZEN data not present")
+    for name in ("zoo", "senate-committees"):  # the real release files agree with both pins
+        for f in "HXY":
+            assert _git_hash_object(shared / "zen" / name / f"{f}.pt") == KNOWN_GIT_BLOB[name][f]

@@ -16,7 +16,9 @@ import torch
 
 from workers.core.data import fetch_url, sha256_file, shared_data_dir
 
-RELEASE_BASE_URL = "https://raw.githubusercontent.com/chaewoonbae/ZEN/main/data"
+# The release at a fixed commit, so the pinned hashes below always describe what is served.
+RELEASE_COMMIT = "903f7c973a93649557e46acac5a639df989d8258"
+RELEASE_BASE_URL = f"https://raw.githubusercontent.com/chaewoonbae/ZEN/{RELEASE_COMMIT}/data"
 # Datasets of the paper's release (README of github.com/chaewoonbae/ZEN).
 PAPER_DATASETS = (
     "cora",
@@ -31,10 +33,12 @@ PAPER_DATASETS = (
     "house-committees",
     "zoo",
 )
-# SHA-256 of the release files at commit 903f7c9 of github.com/chaewoonbae/ZEN (zoo and
-# senate-committees equal our ../shared/data/zen copies). The snapshot we could read lacked the
-# larger files (most X.pt, some H.pt), so those hashes are missing: a user pins them in the
-# benchmark config (sha256_H / sha256_X / sha256_Y) after verifying the files.
+# SHA-256 of the release files at RELEASE_COMMIT (zoo and senate-committees equal our
+# ../shared/data/zen copies). The snapshot of the repository we could read lacked the larger
+# files' contents (most X.pt, some H.pt), so their SHA-256 is unknown here; every file is
+# pinned by its git blob id instead (KNOWN_GIT_BLOB, from the commit's tree: the SHA-1 of
+# "blob <size>\0" + content, which `git hash-object` prints), and a user may add a SHA-256 in
+# the benchmark config (sha256_H / sha256_X / sha256_Y).
 KNOWN_SHA256: dict[str, dict[str, str]] = {
     "house-committees": {
         "H": "43a0a733ba9455b31f8a95197f54f54388b198bf4926da60346c54c7d9a1c040",
@@ -85,6 +89,64 @@ KNOWN_SHA256: dict[str, dict[str, str]] = {
     },
 }
 
+KNOWN_GIT_BLOB: dict[str, dict[str, str]] = {
+    "cora": {
+        "H": "544b28ea54e26b5411c60233360d4975f4f8efe7",
+        "X": "b5d9b8e88785b80e238b9f69cc0beac2798caa3c",
+        "Y": "8ddf0bbc547f9eaaa14acf97652cd07efb422282",
+    },
+    "citeseer": {
+        "H": "bea8df7145f81c3e58a2f9f2725e0b1bd504ec7c",
+        "X": "b4d85e2c69d756f7fcc2fb69f2a1c54f1132063f",
+        "Y": "0ca5824b4142c09995057cd809161b87f900873e",
+    },
+    "pubmed": {
+        "H": "5b90af0cdb23ea8d99f7777359f0abf274942d07",
+        "X": "df498a6d81a69c09aa6d8f80107cc31b96111b0a",
+        "Y": "5ed23c34599eb013eec0885c0abbf3339c5d0469",
+    },
+    "coauthor_cora": {
+        "H": "605581b22b49b26d5c99c7f498f04fe81aa316fe",
+        "X": "b5d9b8e88785b80e238b9f69cc0beac2798caa3c",
+        "Y": "8ddf0bbc547f9eaaa14acf97652cd07efb422282",
+    },
+    "20newsW100": {
+        "H": "f65dc8743937902f48d28b90f19c2c9db01abb94",
+        "X": "828fe0135ccedeb386088395e40aa3732d103a1c",
+        "Y": "3b91b59623bd9ede7707a6c470cfe4389cf7181b",
+    },
+    "ModelNet40": {
+        "H": "2e56922a511087d4b61b5687b0af9ebe3e48188b",
+        "X": "793cae736f8016cf223a46f267269409a5693d37",
+        "Y": "f4db582bb2f5ea4c85bed0d4fc146ac30ba0e46f",
+    },
+    "congress-bills": {
+        "H": "959421bb01b0383bee68f44b270576bdd0a8c5fe",
+        "X": "3ebb484f1e442f7641f132f5f19a20e894e233cd",
+        "Y": "da481122d237554c0bc5ca9c011a8313eef41e6a",
+    },
+    "walmart-trips": {
+        "H": "312d59f6ae3e87bd0642ab398812d8e32cb41935",
+        "X": "f4944c145af12015ea2e4fd2d5ddddb2a6efb542",
+        "Y": "e439d4c4d80ed1f5bb1cbd859c4b713d7895ec48",
+    },
+    "senate-committees": {
+        "H": "f8a18229fc60028cc49950419b8e097dbd36452c",
+        "X": "03b32599a104c39a236f6f179523b9c341e126c9",
+        "Y": "a662606a1ad3ef0a87a9d529692fbecc1339b329",
+    },
+    "house-committees": {
+        "H": "0734020c30be68b4caa276715fb4a80fa2a20eeb",
+        "X": "26f8cde9d1ddf81a63ed33fd609e89ba804228a9",
+        "Y": "e3f3a5ce1e3c06539b8173f45378db2b9b7ffe56",
+    },
+    "zoo": {
+        "H": "f81e23ebc87d363cfbf94c76980430f80e327860",
+        "X": "735f5ed4654d18f8193144bc550fb7429518a5ef",
+        "Y": "342be505e2e60fc6816c49a177a9afd139bbd571",
+    },
+}
+
 
 @dataclass
 class HypergraphData:
@@ -130,18 +192,29 @@ def load_release_dir(path: str | Path, name: str | None = None, source: str = ""
 
 
 def download_release(
-    name: str, dest: str | Path, sha256: dict[str, str], base_url: str = RELEASE_BASE_URL
+    name: str,
+    dest: str | Path,
+    sha256: dict[str, str],
+    base_url: str = RELEASE_BASE_URL,
+    git_blob: dict[str, str] | None = None,
 ) -> Path:
-    """Fetch <base_url>/<name>/{H,X,Y}.pt into dest/<name>/, verifying each file's SHA-256."""
-    absent = [f for f in "HXY" if not sha256.get(f)]
+    """Fetch <base_url>/<name>/{H,X,Y}.pt into dest/<name>/, verifying each file against its
+    pinned SHA-256, or else its pinned git blob id; a file with neither pin is refused."""
+    git_blob = git_blob or {}
+    absent = [f for f in "HXY" if not sha256.get(f) and not git_blob.get(f)]
     if absent:
         raise ValueError(
-            f"dataset {name!r}: no SHA-256 pinned for {', '.join(f + '.pt' for f in absent)}; "
+            f"dataset {name!r}: no SHA-256 or git blob id pinned for "
+            f"{', '.join(f + '.pt' for f in absent)}; "
             "set sha256_H / sha256_X / sha256_Y after verifying the release files"
         )
     folder = Path(dest) / name
     for f in "HXY":
-        fetch_url(f"{base_url.rstrip('/')}/{name}/{f}.pt", sha256[f], folder / f"{f}.pt")
+        url = f"{base_url.rstrip('/')}/{name}/{f}.pt"
+        if sha256.get(f):
+            fetch_url(url, sha256[f], folder / f"{f}.pt")
+        else:
+            fetch_url(url, "", folder / f"{f}.pt", git_blob=git_blob[f])
     return folder
 
 
@@ -155,5 +228,5 @@ def resolve_dataset(
     if shared is not None and (shared / "zen" / name / "H.pt").is_file():
         return load_release_dir(shared / "zen" / name, name, source=f"shared/data/zen/{name}")
     pins = {**KNOWN_SHA256.get(name, {}), **{k: v for k, v in (sha256 or {}).items() if v}}
-    folder = download_release(name, cache_dir, pins, base_url)
+    folder = download_release(name, cache_dir, pins, base_url, KNOWN_GIT_BLOB.get(name))
     return load_release_dir(folder, name, source=f"{base_url.rstrip('/')}/{name}")
