@@ -43,7 +43,9 @@ def logged_keys(cells) -> list[str]:
     cells' own columns (subqueries are fine); a filter that joins falls back to DISTINCT.
     """
     query = cells.query
-    if len(query.alias_map) > 1:  # the filter joins other tables: plain DISTINCT
+    # Joins the ORM set up and then trimmed (e.g. benchmark=<instance>) stay in alias_map with
+    # no references; only a live join needs the DISTINCT fallback.
+    if sum(1 for alias in query.alias_map if query.alias_refcount.get(alias)) > 1:
         return sorted(set(cells.values_list("key", flat=True).distinct()) - {ROW_KEY})
     where_sql, params = query.get_compiler(connection=connection).compile(query.where)
     table = connection.ops.quote_name(BoardCell._meta.db_table)

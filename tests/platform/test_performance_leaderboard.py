@@ -224,6 +224,9 @@ def test_logged_keys_loose_index_scan_on_postgresql(api, eager, user):
 
 
 def check_logged_keys(eager, user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from apps.accounts.services import user_create
     from apps.catalog.models import Benchmark, Method
     from apps.leaderboards.models import BoardCell
@@ -242,7 +245,9 @@ def check_logged_keys(eager, user):
         )
     bench = Benchmark.objects.get(name="probe")
     cells = lambda viewer: BoardCell.objects.filter(cells_visible_q(viewer), benchmark=bench)  # noqa: E731
-    assert logged_keys(cells(user)) == ["loss", "score"]
+    with CaptureQueriesContext(connection) as queries:
+        assert logged_keys(cells(user)) == ["loss", "score"]
+    assert "WITH RECURSIVE" in queries.captured_queries[-1]["sql"]  # the index scan, not DISTINCT
     assert logged_keys(cells(bob)) == ["loss", "odd", "score"]
     fast = Method.objects.filter(name="probe_fast").values("pk")
     assert logged_keys(cells(bob).filter(method_id__in=fast)) == ["loss", "score"]
