@@ -114,7 +114,9 @@ def _rebuild_one(benchmark_id: int) -> None:
         f"FROM {sm} s JOIN {runs} r ON r.id = s.run_id "
         f"WHERE s.benchmark_id = %s AND r.status = %s AND r.is_chunk = %s "
         f"GROUP BY s.benchmark_id, r.method_id, COALESCE(r.model_id, 0), r.config_hash, s.key, r.visibility, "
-        f"COALESCE(r.team_id, 0), COALESCE(r.owner_id, 0)"
+        f"COALESCE(r.team_id, 0), COALESCE(r.owner_id, 0) "
+        # a row's cells land next to each other on disk: a page of 100 rows reads ~100 blocks
+        f"ORDER BY r.config_hash"
     )
     rows_sql = (
         f"INSERT INTO {cells} ({', '.join(KEY)}, n, n_values, total, total_sq, last_run) "

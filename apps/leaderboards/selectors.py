@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, FloatField, Max, Q, Sum
+from django.db.models import Count, F, FloatField, Max, Q, Sum, Window
 from django.db.models.functions import Cast, NullIf
 
 from apps.catalog.models import Benchmark, Method, ModelEntry
@@ -117,15 +117,23 @@ def leaderboard(
     mean_order = (
         F("sort_mean").desc(nulls_last=True) if descending else F("sort_mean").asc(nulls_last=True)
     )
-    groups = groups.order_by(mean_order, "method_id", "model_pk", "config_hash")
-    total_rows = (
-        cells.filter(key=ROW_KEY).values("method_id", "model_pk", "config_hash").distinct().count()
-        if (limit is not None or offset)
-        else None
+    # The row count rides on the ranking query (COUNT(*) OVER () is evaluated after GROUP BY
+    # and before LIMIT): one scan of the two cells per row instead of a second COUNT query.
+    groups = groups.annotate(total_rows=Window(Count("*"))).order_by(
+        mean_order, "method_id", "model_pk", "config_hash"
     )
     page = list(groups[offset : offset + limit] if limit is not None else groups[offset:])
-    if total_rows is None:
-        total_rows = len(page)
+    if page:
+        total_rows = page[0]["total_rows"]
+    elif offset:  # past the end: the window saw no row, count them
+        total_rows = (
+            cells.filter(key=ROW_KEY)
+            .values("method_id", "model_pk", "config_hash")
+            .distinct()
+            .count()
+        )
+    else:
+        total_rows = 0
 
     # 2. Every metric of the rows on this page, summed over the visible buckets.
     hashes = {g["config_hash"] for g in page}

@@ -170,6 +170,8 @@ def test_paging_ranks_and_totals(api, mixed):
     page = api.get("/api/leaderboards/probe/?limit=1&offset=1").json()
     assert page["total_rows"] == 3 and [r["rank"] for r in page["rows"]] == [2]
     assert page["rows"][0]["config_hash"] == full["rows"][1]["config_hash"]
+    past = api.get("/api/leaderboards/probe/?offset=10").json()  # past the end: still counted
+    assert past["rows"] == [] and past["total_rows"] == 3
     assert api.get("/api/leaderboards/probe/?limit=0").status_code == 400
     assert api.get("/api/leaderboards/probe/?offset=x").status_code == 400
     csv_lines = (
