@@ -21,13 +21,16 @@ column blocks in place: a level-d node j has its left child at j and its right c
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 import torch.nn.functional as F
 
-# rows per chunk = CHUNK_ENTRIES // 2^D: a chunk's (rows, 2^D) blocks stay in the CPU caches
+# rows per chunk = CHUNK_ENTRIES // 2^D: a chunk's (rows, 2^D) blocks stay in the CPU caches;
+# on a GPU, chunks only bound the memory (2^26 entries: 256 MB per float32 buffer)
 CHUNK_ENTRIES = 2**18
+CHUNK_ENTRIES_GPU = 2**26
 
 
 def _bit_reverse(x: torch.Tensor, bits: int) -> torch.Tensor:
@@ -37,6 +40,7 @@ def _bit_reverse(x: torch.Tensor, bits: int) -> torch.Tensor:
     return out
 
 
+@functools.lru_cache(maxsize=32)
 def bit_reversed_order(depth: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(nodes, leaves): heap index of each internal node position and leaf position."""
     nodes = torch.cat(
@@ -167,7 +171,7 @@ def fused_soft_objective(
     *,
     prune: bool,
     regression: bool,
-    chunk_entries: int = CHUNK_ENTRIES,
+    chunk_entries: int | None = None,
 ) -> torch.Tensor:
     """The objective (a scalar with an exact gradient in X, A, b and C); see the module docstring."""
     if y.requires_grad:
@@ -184,5 +188,5 @@ def fused_soft_objective(
         regression,
         nodes.to(X.device),
         leaves.to(X.device),
-        chunk_entries,
+        chunk_entries or (CHUNK_ENTRIES if X.device.type == "cpu" else CHUNK_ENTRIES_GPU),
     )
