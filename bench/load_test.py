@@ -17,29 +17,21 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
-
-from tests.support import free_port  # noqa: E402
-
-
-def recreate_database(url: str) -> None:
-    import psycopg
-
-    parsed = urlparse(url)
-    name = parsed.path.lstrip("/")
-    admin = parsed._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+from bench.platform_common import (
+    bench_env,
+    django_setup,
+    recreate_database,
+    start_daphne,
+    start_worker,
+    stop,
+)
+from tests.support import free_port
 
 
 def main() -> int:
@@ -60,22 +52,8 @@ def main() -> int:
         p.error("the load test only targets loopback services")
 
     recreate_database(os.environ["DATABASE_URL"])
-    env = {
-        **os.environ,
-        "CRUCIBLE_PLUGIN_MODULES": "tests.platform.probe_plugin",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-        "CRUCIBLE_VAR_DIR": os.environ.get("CRUCIBLE_VAR_DIR", "/tmp/crucible-load-var"),
-    }
-    os.environ.update(env)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crucible.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("crucible_sync", verbosity=0)
+    env = bench_env("/tmp/crucible-load-var")
+    django_setup()
     import redis
 
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
@@ -98,59 +76,12 @@ def main() -> int:
     logs.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "crucible.asgi:application",
-            ],
-            cwd=ROOT,
-            env=env,
-            start_new_session=True,
-            stdout=open(logs / "daphne.log", "wb"),
-            stderr=subprocess.STDOUT,
-        )
-    ]
-    for i in range(args.workers):
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "manage.py",
-                    "crucible_worker",
-                    "--pool",
-                    "default",
-                    "--hostname",
-                    f"load{i}@bench",
-                    "--concurrency",
-                    "1",
-                ],
-                cwd=ROOT,
-                env=env,
-                start_new_session=True,
-                stdout=open(logs / f"worker{i}.log", "wb"),
-                stderr=subprocess.STDOUT,
-            )
-        )
+    procs = [start_daphne(env, port, logs)]
+    procs += [start_worker(env, i, logs) for i in range(args.workers)]
     try:
         return asyncio.run(drive(args, url, token, cookie))
     finally:
-        for proc in procs:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        stop(procs)
 
 
 async def drive(args, url: str, token: str, cookie: str) -> int:
