@@ -97,16 +97,17 @@ def run_can_modify(user, run: Run) -> bool:
     ).exists()
 
 
-def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict[str, list]]:
+def _metric_points(run: Run, keys: list[str] | None):
+    """(key, step, value) of the run's points, by key then step: what both forms read."""
     qs = MetricPoint.objects.filter(run=run)
     if keys:
         qs = qs.filter(key__in=keys)
+    return qs.order_by("key", "step", "id").values_list("key", "step", "value")
+
+
+def run_metric_series(run: Run, keys: list[str] | None = None) -> dict[str, dict[str, list]]:
     out: dict[str, dict[str, list]] = {}
-    for key, step, value in (
-        qs.order_by("key", "step", "id")
-        .values_list("key", "step", "value")
-        .iterator(chunk_size=10000)
-    ):
+    for key, step, value in _metric_points(run, keys).iterator(chunk_size=10000):
         series = out.setdefault(key, {"steps": [], "values": []})
         series["steps"].append(step)
         series["values"].append(value)
@@ -119,14 +120,11 @@ def run_metric_csv_lines(run: Run, keys: list[str] | None = None, chunk: int = 1
     import csv
     import io
 
-    qs = MetricPoint.objects.filter(run=run)
-    if keys:
-        qs = qs.filter(key__in=keys)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["key", "step", "value"])
-    rows = qs.order_by("key", "step", "id").values_list("key", "step", "value")
-    for n, (key, step, value) in enumerate(rows.iterator(chunk_size=chunk), start=1):
+    rows = _metric_points(run, keys).iterator(chunk_size=chunk)
+    for n, (key, step, value) in enumerate(rows, start=1):
         writer.writerow([key, step, "" if value is None else repr(value)])
         if n % chunk == 0:
             yield buffer.getvalue()

@@ -26,12 +26,16 @@ class DatasetSpec:
     license: str = ""
 
 
-def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
+def _file_digest(path: str | Path, digest, chunk: int = 1 << 20) -> str:
+    """Feed the file to `digest` a chunk at a time; its hex digest."""
     with open(path, "rb") as handle:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    return _file_digest(path, hashlib.sha256(), chunk)
 
 
 def sha256_tree(root: str | Path) -> str:
@@ -51,12 +55,8 @@ class ChecksumMismatch(ValueError):
 def git_blob_id(path: str | Path) -> str:
     """The id git gives the file's content: SHA-1 of b"blob <size>\\0" + content (what
     `git hash-object` prints), for releases that are pinned by a repository's tree."""
-    path = Path(path)
-    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    header = f"blob {Path(path).stat().st_size}\0".encode()
+    return _file_digest(path, hashlib.sha1(header, usedforsecurity=False))
 
 
 def fetch_url(
