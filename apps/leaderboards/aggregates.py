@@ -20,15 +20,11 @@ from apps.runs.models import Run, RunStatus, SummaryMetric
 # exists even where the sort metric is missing, and lets a board rank and count its rows from
 # two cells per row instead of every metric's. Summary keys are never empty.
 ROW_KEY = ""
-KEY = (
-    "benchmark_id",
-    "method_id",
-    "model_pk",
-    "config_hash",
-    "key",
-    "visibility",
-    "team_pk",
-    "owner_pk",
+# The columns of the cells' unique constraint, in its order: the ON CONFLICT target of the
+# increment and the grouping of the rebuild must be exactly these.
+KEY = tuple(
+    BoardCell._meta.get_field(name).column
+    for name in next(c for c in BoardCell._meta.constraints if c.name == "board_cell_unique").fields
 )
 SUMS = ("n", "n_values", "total", "total_sq")
 
